@@ -179,6 +179,46 @@ def test_auto_verify_shows_progress_to_the_model(tmp_path: Path) -> None:
     assert outcome.info["loop_exit"] == "verified"
 
 
+def test_climbing_tries_another_tool_when_the_call_does_not_help(tmp_path: Path) -> None:
+    answers = [
+        call("edit_file", path="/app/hello.txt", old_text="Hello", new_text="Hi"),  # no file yet
+        call("run_command", command="printf 'Hello, world!\\n' > /app/hello.txt"),
+    ]
+    profile = ModelProfile(name="constrained", context_window=8192, supports_constraint=True)
+    outcome, model, _ = run_agent(tmp_path, quiet(preset("climber")), answers, profile=profile)
+    assert outcome.info["loop_exit"] == "verified"
+    assert outcome.info["candidates"] == 1
+    forced = model.requests[1].constraint
+    assert forced is not None and forced.json_schema["properties"]["name"] == {
+        "const": "run_command"
+    }
+    assert model.requests[1].messages == model.requests[0].messages  # the same question
+    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
+    tried = next(s["extra"]["candidates"] for s in steps if "candidates" in s.get("extra", {}))
+    assert tried["chosen"] == 1 and [c["result"] for c in tried["candidates"]] == [
+        "edit_file: failed",
+        "run_command: tests 2/2",
+    ]
+    model.assert_complete()
+
+
+def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
+    answers = [
+        WRITE_BAD,  # tests 1/2: kept
+        call("run_command", command="rm /app/hello.txt"),  # tests 0/2
+        call("write_file", path="/app/hello.txt/x", content="x"),  # fails
+        WRITE_OK,
+    ]
+    config = quiet(preset("climber"), candidates=2)
+    outcome, model, _ = run_agent(tmp_path, config, answers)
+    assert "REJECTED: each way tried makes fewer tests pass than now (1)" in prompts_text(model, 3)
+    assert "Hello world" in prompts_text(model, 3)  # the file was put back, as the model sees
+    assert prompts_text(model, 2).endswith("(use write_file)")  # no schema: asked in words
+    assert outcome.info["loop_exit"] == "verified"
+    assert outcome.info["progress"][0][1:] == (0, 2)  # the baseline, before any action
+    model.assert_complete()
+
+
 def test_a_denied_action_is_fed_back_and_not_run(tmp_path: Path) -> None:
     answers = [call("run_command", command="rm -rf /"), WRITE_OK, DONE]
     outcome, model, _ = run_agent(tmp_path, quiet(preset("fm")), answers)
@@ -239,6 +279,7 @@ def test_prompts_stay_within_a_4096_token_window_over_30_turns(
         auto_verify=False,
         max_verify_retries=1,
         same_action_limit=99,
+        candidates=1,
     )
     _, model, _ = run_agent(tmp_path, config, answers, task=task, profile=profile)
     assert len(model.requests) == 30

@@ -83,6 +83,11 @@ class HarnessConfig(BaseModel):
     # climber behaviour
     auto_verify: bool = False
     """Run the tests after every successful write/edit and show `tests p/t passing`."""
+    candidates: int = Field(default=1, ge=1, le=len(ALL_TOOLS))
+    """Climbing (with a verifier): when the model's call does not raise the count of passing
+    tests, also try up to this many calls in all, one per other acting tool, each on the
+    workspace with the tests run and the workspace put back; apply the best, never one that
+    loses tests. 1: take the model's call as it is."""
     guard_overwrites: bool = False
     """Refuse a write_file that would drop most lines of an existing file; suggest edit_file
     or appending instead."""
@@ -151,6 +156,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "tools": ALL_TOOLS,
         "planner": True,
         "auto_verify": True,
+        "candidates": 3,
         "guard_overwrites": True,
         "monitor": _MONITOR_ALL,
         "climber_sequencing": True,

@@ -16,6 +16,7 @@ EventKind = Literal[
     "verify_done",
     "finalize",
     "plan_made",
+    "candidates_tried",
 ]
 
 

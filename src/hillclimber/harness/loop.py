@@ -19,6 +19,7 @@ from typing import Any
 
 from hillclimber.errors import ContextExceeded
 from hillclimber.harness.budget import BudgetExceeded
+from hillclimber.harness.climb import ACTING_TOOLS, Candidate, Climb, pick
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.context import protected_files
 from hillclimber.harness.events import EventBus
@@ -62,6 +63,9 @@ class LoopStats:
     warnings: int = 0
     context_shrinks: int = 0
     verifications: int = 0
+    candidates: int = 0
+    """Alternative calls asked for and tried on the workspace (climbing)."""
+    candidate_verifications: int = 0
     verified_before_complete: int = 0
     completes: int = 0
     model_seconds: float = 0.0
@@ -87,6 +91,8 @@ class _State:
     feedback: list[str] = field(default_factory=list)
     verify_count: int = 0
     best_progress: float = -1.0
+    passing: int = 0
+    """Tests passing at the last verification."""
     turns_since_improvement: int = 0
     consecutive_failures: int = 0
     had_success: bool = False
@@ -138,12 +144,22 @@ class AgentLoop:
         self.guarded: set[str] = set()
         self.protected = protected_files(instruction)
         self.turn = 0
+        self.climb = (
+            Climb(env.sandbox.host_path(env.workdir), self._try, env.verify)
+            if config.candidates > 1 and env.verify is not None
+            else None
+        )
+        self._request: CompletionRequest | None = None
 
     # -- the loop ---------------------------------------------------------------------------
 
     def run(self) -> LoopResult:
         if self.use_planner:
             self._make_plan()
+        if self.climb is not None and self.climb.enabled:
+            baseline = self.climb.measure()
+            self.stats.candidate_verifications += 1
+            self._track_progress(baseline.tests_passing, baseline.tests_total)
         while self.turn < self.max_turns:
             self.turn += 1
             self.events.emit("turn_started", self.turn)
@@ -164,6 +180,13 @@ class AgentLoop:
                 if (done := self._check_heuristics()) is not None:
                     return done
                 continue
+            if self.climb is not None and self.climb.enabled and call.name in ACTING_TOOLS:
+                chosen = self._climb(call, text, tools)
+                if chosen is None:
+                    if (done := self._check_heuristics()) is not None:
+                        return done
+                    continue
+                call, text = chosen.call, chosen.text
             if call.name == "task_complete":
                 self.stats.completes += 1
                 if self.state.calls and self.state.calls[-1].name == "verify_progress":
@@ -236,6 +259,7 @@ class AgentLoop:
                 seed=self.turn if explore else 0,
                 constraint=constraint,
             )
+            self._request = request
             try:
                 answer = self._complete(request, role="worker")
             except ContextExceeded:
@@ -281,20 +305,19 @@ class AgentLoop:
         self.prompter.record(text, message)
 
     def _allowed(self, call: ToolCall, text: str) -> bool:
-        if self.config.guard_overwrites and call.name in WRITES:
-            target = posixpath.normpath(
-                posixpath.join(self.env.workdir, str(call.arguments.get("path", "")))
+        guarded = self.config.guard_overwrites and call.name in WRITES
+        if guarded and (target := self._target(call)) in self.protected:
+            return self._deny(
+                call,
+                text,
+                "protected_file",
+                f"{call.name} – the task says not to change {target}. Leave it as it is; "
+                "write your result to the file the task asks for.",
             )
-            if target in self.protected:
-                return self._deny(
-                    call,
-                    text,
-                    "protected_file",
-                    f"{call.name} – the task says not to change {target}. Leave it as it is; "
-                    "write your result to the file the task asks for.",
-                )
+        climbing = self.climb is not None and self.climb.enabled  # there the tests judge it
         if (
-            self.config.guard_overwrites
+            guarded
+            and not climbing
             and call.signature() not in self.guarded  # asked again as it was: let it through
             and (loss := lost_lines(call, self.env)) is not None
         ):
@@ -350,6 +373,90 @@ class AgentLoop:
         self.state.turns_since_success += 1
         self.prompter.record(text, f"REJECTED: {reason}")
         return False
+
+    # -- climbing: candidates tried on the workspace, scored by the tests -------------------
+
+    def _climb(self, call: ToolCall, text: str, tools: list[Any]) -> Candidate | None:
+        """The call to apply this turn: the model's own, or one of the other acting tools'
+        answers to the same prompt if it passes more tests; None if every one loses tests."""
+        assert self.climb is not None
+        now = self.state.passing
+        tried = [self.climb.attempt(call, text)]
+        offered = {t.name for t in tools}
+        for name in ACTING_TOOLS:
+            if len(tried) >= self.config.candidates or not self.climb.enabled:
+                break
+            if any(c.success and c.passing > now for c in tried):
+                break
+            if name == call.name or name not in offered:
+                continue
+            alternative = self._ask_alternative(name)
+            if alternative is None:
+                continue
+            outcome = parse_tool_call(alternative, tools, forgiving=self.config.forgiving_parser)
+            if isinstance(outcome, ParseFailure) or not self._safe(outcome.call):
+                continue
+            if any(c.call.signature() == outcome.call.signature() for c in tried):
+                continue
+            self.stats.candidates += 1
+            tried.append(self.climb.attempt(outcome.call, alternative))
+        self.stats.candidate_verifications += len(tried)
+        chosen = pick(tried, now)
+        self.events.emit(
+            "candidates_tried",
+            self.turn,
+            passing_before=now,
+            candidates=[{"call": c.call.model_dump(), "result": c.line()} for c in tried],
+            chosen=tried.index(chosen) if chosen is not None else None,
+        )
+        if chosen is None:
+            tried_lines = "; ".join(c.line() for c in tried)
+            message = (
+                f"REJECTED: each way tried makes fewer tests pass than now ({now}): "
+                f"{tried_lines}. Nothing was changed. Do something else."
+            )
+            self.state.feedback.append(message)
+            self.state.stuck = True
+            self.state.turns_since_success += 1
+            self.prompter.record(text, message)
+        return chosen
+
+    def _ask_alternative(self, name: str) -> str | None:
+        """The same prompt as this turn's, answered with the tool `name`."""
+        assert self._request is not None
+        if self.config.constrained and self.model.profile.supports_constraint:
+            update: dict[str, Any] = {
+                "constraint": OutputConstraint(json_schema=call_schema(tool_list([name])))
+            }
+        else:
+            messages = list(self._request.messages)
+            last = messages[-1]
+            messages[-1] = last.model_copy(update={"content": f"{last.content} (use {name})"})
+            update = {"messages": messages}
+        try:
+            return self._complete(self._request.model_copy(update=update), role="candidate")
+        except ContextExceeded:
+            return None
+
+    def _try(self, call: ToolCall) -> tuple[bool, str]:
+        result = execute(call, self.env)
+        return result.success, result.output
+
+    def _safe(self, call: ToolCall) -> bool:
+        """Whether a candidate may run at all (it is tried quietly: no feedback, no count)."""
+        if call.name in WRITES and self._target(call) in self.protected:
+            return False
+        if self.monitor is None:
+            return True
+        verdict = self.monitor.decide(
+            call,
+            MonitorState(history=self.state.calls, climber=self.config.climber_sequencing),
+        )
+        return verdict.action != "deny"
+
+    def _target(self, call: ToolCall) -> str:
+        path = str(call.arguments.get("path", ""))
+        return posixpath.normpath(posixpath.join(self.env.workdir, path))
 
     def _act(self, call: ToolCall, text: str) -> ToolResult:
         start = time.monotonic()
@@ -410,7 +517,8 @@ class AgentLoop:
         state.repeats = state.repeats + 1 if signature == state.last_signature else 1
         state.last_signature = signature
         state.stuck = state.repeats >= 2 or not result.success
-        if call.name in WRITES and result.success:
+        changes = call.name in WRITES or (self.climb is not None and call.name in ACTING_TOOLS)
+        if changes and result.success:
             state.written_since_check = True
             if self.config.auto_verify and self.env.verify is not None:
                 evaluation = self._verify("auto_verify")
@@ -465,6 +573,7 @@ class AgentLoop:
         progress = passing / total if total else 0.0
         self.stats.progress.append((self.turn, passing, total))
         self.state.progress = f"tests {passing}/{total} passing"
+        self.state.passing = passing
         if progress > self.state.best_progress:
             self.state.best_progress = progress
             self.state.turns_since_improvement = 0

@@ -56,7 +56,10 @@ class TrajectoryWriter:
                     "extra": {"latency_sec": data.get("latency_sec"), "role": data.get("role")},
                 }
             )
-            self.current = step
+            if data.get("role") != "candidate":  # an alternative asked for while climbing
+                self.current = step
+        elif event.kind == "candidates_tried" and self.current is not None:
+            self.current["extra"]["candidates"] = data
         elif event.kind == "parse_failed" and self.current is not None:
             self.current["extra"]["parse_error"] = data
         elif event.kind == "monitor_verdict" and self.current is not None:

@@ -1,0 +1,126 @@
+"""Climbing: try candidate actions on the workspace, keep the one the task's tests like best.
+
+A tiny model's first idea is often the right step with the wrong tool: it edits a file it
+should append to, or writes the text of a command into a file instead of running it. When the
+task's tests are at hand (climber, recorded as `feedback: tests`) the harness need not take that
+idea on trust. It tries the model's call on the workspace, runs the tests and puts the workspace
+back; when the call does not raise the count of passing tests it asks for the same step once
+with each other acting tool (the prompt stays the same, only the answer's schema names the
+tool), tries those too, and keeps the best. It never keeps a step that passes fewer tests than
+before: if every candidate is worse, none is applied and the model is told so.
+
+Only the workspace (`/app`) is put back; it is copied whole, so climbing is off for large
+workspaces and for tests too slow to run once per candidate.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from hillclimber.harness.tools import ToolCall
+from hillclimber.verifier import Evaluation
+
+ACTING_TOOLS = ("run_command", "write_file", "edit_file")
+"""The tools whose calls change the workspace, in the order alternatives are asked for."""
+
+MAX_FILES = 5000
+MAX_BYTES = 50 << 20
+MAX_TEST_SECONDS = 20.0
+"""Tests slower than this make trying candidates too dear: climbing stops for the trial."""
+
+
+def fits(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> bool:
+    """Whether the workspace is small enough to copy for every candidate."""
+    size = 0
+    for files, path in enumerate(root.rglob("*"), start=1):
+        if path.is_file() and not path.is_symlink():
+            size += path.stat().st_size
+        if files > max_files or size > max_bytes:
+            return False
+    return True
+
+
+@contextmanager
+def restored(root: Path) -> Iterator[None]:
+    """Whatever happens inside, `root` is put back as it was (contents, modes, symlinks)."""
+    with tempfile.TemporaryDirectory(prefix="hc-climb-") as tmp:
+        saved = Path(tmp) / "saved"
+        shutil.copytree(root, saved, symlinks=True)
+        try:
+            yield
+        finally:
+            for entry in list(root.iterdir()):
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink(missing_ok=True)
+            shutil.copytree(saved, root, symlinks=True, dirs_exist_ok=True)
+
+
+@dataclass
+class Candidate:
+    call: ToolCall
+    text: str
+    """The model's raw answer."""
+    success: bool
+    passing: int
+    total: int
+    output: str = ""
+
+    def line(self) -> str:
+        state = f"tests {self.passing}/{self.total}" if self.success else "failed"
+        return f"{self.call.name}: {state}"
+
+
+def pick(candidates: list[Candidate], passing_now: int) -> Candidate | None:
+    """The candidate to apply: the first that passes the most tests when that is more than
+    now; else the model's own call (the first) unless it loses tests; else the first that does
+    not lose tests; else None (every candidate makes things worse)."""
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda c: c.passing if c.success else -1)
+    if best.success and best.passing > passing_now:
+        return best
+    first = candidates[0]
+    if not first.success or first.passing >= passing_now:
+        return first
+    return next((c for c in candidates if c.success and c.passing >= passing_now), None)
+
+
+class Climb:
+    """Tries calls on the trial's workspace and scores them by the task's tests."""
+
+    def __init__(
+        self,
+        workspace: Path,
+        execute: Callable[[ToolCall], tuple[bool, str]],
+        verify: Callable[[], Evaluation],
+    ) -> None:
+        self.workspace = workspace
+        self.execute = execute
+        self.verify = verify
+        self.verifications = 0
+        self.enabled = fits(workspace)
+        self.why_off = "" if self.enabled else "the workspace is too large to copy per candidate"
+
+    def measure(self) -> Evaluation:
+        evaluation = self.verify()
+        self.verifications += 1
+        if evaluation.duration_sec > MAX_TEST_SECONDS:
+            self.enabled = False
+            self.why_off = f"the tests take {evaluation.duration_sec:.0f}s a run"
+        return evaluation
+
+    def attempt(self, call: ToolCall, text: str) -> Candidate:
+        """Apply `call`, run the tests, and put the workspace back."""
+        with restored(self.workspace):
+            success, output = self.execute(call)
+            evaluation = self.measure()
+        return Candidate(
+            call, text, success, evaluation.tests_passing, evaluation.tests_total, output
+        )

@@ -1,0 +1,68 @@
+"""Climbing's parts: putting the workspace back, and which candidate is applied."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from hillclimber.harness.climb import Candidate, fits, pick, restored
+from hillclimber.harness.tools import ToolCall
+
+
+def candidate(name: str, passing: int, success: bool = True) -> Candidate:
+    return Candidate(ToolCall(name=name), "", success, passing, 4)
+
+
+def test_the_workspace_is_put_back_exactly(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    (root / "sub").mkdir(parents=True)
+    (root / "keep.txt").write_text("one\n")
+    (root / "sub" / "run.sh").write_text("echo hi\n")
+    (root / "sub" / "run.sh").chmod(0o755)
+    (root / "link").symlink_to("keep.txt")
+    with restored(root):
+        (root / "keep.txt").write_text("changed\n")
+        (root / "new.txt").write_text("new\n")
+        (root / "sub" / "run.sh").unlink()
+        (root / "link").unlink()
+        (root / "newdir").mkdir()
+    assert sorted(p.name for p in root.iterdir()) == ["keep.txt", "link", "sub"]
+    assert (root / "keep.txt").read_text() == "one\n"
+    assert os.readlink(root / "link") == "keep.txt"
+    assert (root / "sub" / "run.sh").stat().st_mode & 0o777 == 0o755
+
+
+def test_the_workspace_is_put_back_when_the_attempt_raises(tmp_path: Path) -> None:
+    root = tmp_path / "app"
+    root.mkdir()
+    (root / "a.txt").write_text("a")
+    with pytest.raises(RuntimeError), restored(root):
+        (root / "a.txt").unlink()
+        raise RuntimeError("boom")
+    assert (root / "a.txt").read_text() == "a"
+
+
+def test_large_workspaces_are_not_copied(tmp_path: Path) -> None:
+    (tmp_path / "big.bin").write_bytes(b"x" * 2048)
+    assert fits(tmp_path)
+    assert not fits(tmp_path, max_bytes=1024)
+    assert not fits(tmp_path, max_files=0)
+
+
+def test_pick_takes_the_candidate_that_passes_more_tests() -> None:
+    tried = [candidate("edit_file", 1), candidate("run_command", 3), candidate("write_file", 3)]
+    assert pick(tried, 1) is tried[1]
+
+
+def test_pick_keeps_the_models_own_call_when_nothing_is_better() -> None:
+    tried = [candidate("read_file", 1, success=False), candidate("run_command", 1)]
+    assert pick(tried, 1) is tried[0]  # its failure is worth showing to the model
+
+
+def test_pick_never_applies_a_step_that_loses_tests() -> None:
+    tried = [candidate("run_command", 0), candidate("write_file", 2)]
+    assert pick(tried, 2) is tried[1]
+    assert pick([candidate("run_command", 0), candidate("write_file", 1, False)], 2) is None
+    assert pick([], 0) is None
