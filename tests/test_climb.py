@@ -66,3 +66,9 @@ def test_pick_never_applies_a_step_that_loses_tests() -> None:
     assert pick(tried, 2) is tried[1]
     assert pick([candidate("run_command", 0), candidate("write_file", 1, False)], 2) is None
     assert pick([], 0) is None
+
+
+def test_pick_after_a_refused_call_applies_only_a_gain() -> None:
+    assert pick([candidate("write_file", 1)], 1, own=False) is None
+    gain = candidate("write_file", 2)
+    assert pick([candidate("run_command", 1), gain], 1, own=False) is gain

@@ -174,7 +174,7 @@ def test_auto_verify_after_a_write_ends_as_soon_as_tests_pass(tmp_path: Path) ->
 
 def test_auto_verify_shows_progress_to_the_model(tmp_path: Path) -> None:
     answers = [WRITE_BAD, WRITE_OK]
-    outcome, model, _ = run_agent(tmp_path, quiet(preset("climber")), answers)
+    outcome, model, _ = run_agent(tmp_path, quiet(preset("climber"), candidates=1), answers)
     assert "tests 1/2 passing" in prompts_text(model, 1)
     assert outcome.info["loop_exit"] == "verified"
 
@@ -202,18 +202,27 @@ def test_climbing_tries_another_tool_when_the_call_does_not_help(tmp_path: Path)
     model.assert_complete()
 
 
+def test_climbing_tries_other_tools_when_the_models_call_is_refused(tmp_path: Path) -> None:
+    answers = [call("run_command", command="rm -rf /"), WRITE_OK]
+    outcome, model, _ = run_agent(tmp_path, quiet(preset("climber")), answers)
+    assert outcome.info["denials"] == 1 and outcome.info["candidates"] == 1
+    assert outcome.info["loop_exit"] == "verified"
+    model.assert_complete()
+
+
 def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
     answers = [
         WRITE_BAD,  # tests 1/2: kept
+        call("run_command", command="true"),  # the other tool's idea: tests 1/2, no gain
         call("run_command", command="rm /app/hello.txt"),  # tests 0/2
         call("write_file", path="/app/hello.txt/x", content="x"),  # fails
         WRITE_OK,
     ]
     config = quiet(preset("climber"), candidates=2)
     outcome, model, _ = run_agent(tmp_path, config, answers)
-    assert "REJECTED: each way tried makes fewer tests pass than now (1)" in prompts_text(model, 3)
-    assert "Hello world" in prompts_text(model, 3)  # the file was put back, as the model sees
-    assert prompts_text(model, 2).endswith("(use write_file)")  # no schema: asked in words
+    assert "REJECTED: each way tried makes fewer tests pass than now (1)" in prompts_text(model, 4)
+    assert "Hello world" in prompts_text(model, 4)  # the file was put back, as the model sees
+    assert prompts_text(model, 3).endswith("(use write_file)")  # no schema: asked in words
     assert outcome.info["loop_exit"] == "verified"
     assert outcome.info["progress"][0][1:] == (0, 2)  # the baseline, before any action
     model.assert_complete()

@@ -4,10 +4,14 @@ A tiny model's first idea is often the right step with the wrong tool: it edits 
 should append to, or writes the text of a command into a file instead of running it. When the
 task's tests are at hand (climber, recorded as `feedback: tests`) the harness need not take that
 idea on trust. It tries the model's call on the workspace, runs the tests and puts the workspace
-back; when the call does not raise the count of passing tests it asks for the same step once
-with each other acting tool (the prompt stays the same, only the answer's schema names the
-tool), tries those too, and keeps the best. It never keeps a step that passes fewer tests than
-before: if every candidate is worse, none is applied and the model is told so.
+back; unless that passes every test, it asks for the same step once with each other acting
+tool (the prompt stays the same, only the answer's schema names the tool), tries those too, and
+keeps the one that passes the most tests. A step that passes more tests can still be wrong (an
+append written as an overwrite may pass the check on the last line), which is why the other
+tools are tried even after a gain. It never keeps a step that passes fewer tests than before:
+if every candidate is worse, none is applied and the model is told so. When the model's own
+call is refused (by the monitor or a guard) the other tools are still tried, and one is applied
+only if it gains tests.
 
 Only the workspace (`/app`) is put back; it is copied whole, so climbing is off for large
 workspaces and for tests too slow to run once per candidate.
@@ -77,19 +81,26 @@ class Candidate:
         return f"{self.call.name}: {state}"
 
 
-def pick(candidates: list[Candidate], passing_now: int) -> Candidate | None:
+def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Candidate | None:
     """The candidate to apply: the first that passes the most tests when that is more than
-    now; else the model's own call (the first) unless it loses tests; else the first that does
-    not lose tests; else None (every candidate makes things worse)."""
+    now; else the model's own call (the first, when `own`) unless it loses tests; else the
+    first that does not lose tests; else None (every candidate makes things worse). When the
+    model's own call was refused (`own` False) only a candidate that gains tests is applied."""
     if not candidates:
         return None
     best = max(candidates, key=lambda c: c.passing if c.success else -1)
     if best.success and best.passing > passing_now:
         return best
+    if not own:
+        return None
     first = candidates[0]
     if not first.success or first.passing >= passing_now:
         return first
     return next((c for c in candidates if c.success and c.passing >= passing_now), None)
+
+
+def solved(candidate: Candidate) -> bool:
+    return candidate.success and candidate.total > 0 and candidate.passing == candidate.total
 
 
 class Climb:

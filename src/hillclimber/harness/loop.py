@@ -19,7 +19,7 @@ from typing import Any
 
 from hillclimber.errors import ContextExceeded
 from hillclimber.harness.budget import BudgetExceeded
-from hillclimber.harness.climb import ACTING_TOOLS, Candidate, Climb, pick
+from hillclimber.harness.climb import ACTING_TOOLS, Candidate, Climb, pick, solved
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.context import protected_files
 from hillclimber.harness.events import EventBus
@@ -176,17 +176,18 @@ class AgentLoop:
                 continue
             self.stats.parse_recovered += outcome.repaired
             call = outcome.call
-            if not self._allowed(call, text):
-                if (done := self._check_heuristics()) is not None:
-                    return done
-                continue
             if self.climb is not None and self.climb.enabled and call.name in ACTING_TOOLS:
-                chosen = self._climb(call, text, tools)
+                allowed = self._allowed(call, text)
+                chosen = self._climb(call, text, tools, own=allowed)
                 if chosen is None:
                     if (done := self._check_heuristics()) is not None:
                         return done
                     continue
                 call, text = chosen.call, chosen.text
+            elif not self._allowed(call, text):
+                if (done := self._check_heuristics()) is not None:
+                    return done
+                continue
             if call.name == "task_complete":
                 self.stats.completes += 1
                 if self.state.calls and self.state.calls[-1].name == "verify_progress":
@@ -376,17 +377,19 @@ class AgentLoop:
 
     # -- climbing: candidates tried on the workspace, scored by the tests -------------------
 
-    def _climb(self, call: ToolCall, text: str, tools: list[Any]) -> Candidate | None:
-        """The call to apply this turn: the model's own, or one of the other acting tools'
-        answers to the same prompt if it passes more tests; None if every one loses tests."""
+    def _climb(self, call: ToolCall, text: str, tools: list[Any], *, own: bool) -> Candidate | None:
+        """The call to apply this turn: the model's own (tried unless refused: `own`), or one
+        of the other acting tools' answers to the same prompt if it passes more tests; None
+        if there is nothing worth applying."""
         assert self.climb is not None
         now = self.state.passing
-        tried = [self.climb.attempt(call, text)]
+        tried = [self.climb.attempt(call, text)] if own else []
         offered = {t.name for t in tools}
         for name in ACTING_TOOLS:
-            if len(tried) >= self.config.candidates or not self.climb.enabled:
+            asked = len(tried) + (0 if own else 1)
+            if asked >= self.config.candidates or not self.climb.enabled:
                 break
-            if any(c.success and c.passing > now for c in tried):
+            if any(solved(c) for c in tried):
                 break
             if name == call.name or name not in offered:
                 continue
@@ -401,15 +404,16 @@ class AgentLoop:
             self.stats.candidates += 1
             tried.append(self.climb.attempt(outcome.call, alternative))
         self.stats.candidate_verifications += len(tried)
-        chosen = pick(tried, now)
+        chosen = pick(tried, now, own=own)
         self.events.emit(
             "candidates_tried",
             self.turn,
             passing_before=now,
+            own_refused=not own,
             candidates=[{"call": c.call.model_dump(), "result": c.line()} for c in tried],
             chosen=tried.index(chosen) if chosen is not None else None,
         )
-        if chosen is None:
+        if chosen is None and own:
             tried_lines = "; ".join(c.line() for c in tried)
             message = (
                 f"REJECTED: each way tried makes fewer tests pass than now ({now}): "
