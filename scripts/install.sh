@@ -13,6 +13,8 @@ need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 for tool in gcc g++ make cmake git sqlite3 jq; do command -v "$tool" >/dev/null || need+=("$tool"); done
+# dev only: a headless browser for the test that opens the HTML report
+case ",$extras," in *,dev,*) command -v chromium >/dev/null || need+=(chromium) ;; esac
 if [ ${#need[@]} -gt 0 ]; then
   echo "installing system packages: ${need[*]}"
   sudo_cmd=()

@@ -18,6 +18,8 @@ from rich.table import Table
 
 from hillclimber import __version__
 from hillclimber.agents import AGENTS
+from hillclimber.compare import load_setting
+from hillclimber.compare import plan as plan_comparison
 from hillclimber.environment import check_task, solution_needs
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig, preset
@@ -26,8 +28,10 @@ from hillclimber.models import ModelConfig, embedded, make_model
 from hillclimber.models.check import check_model
 from hillclimber.progress import LiveProgress
 from hillclimber.results import RunConfig, RunResult, read_trial
+from hillclimber.rundata import load_runs
 from hillclimber.runner import Run
 from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.tables import stats_table, task_matrix
 from hillclimber.task import Environment, Task, TaskFormat
 from hillclimber.verifier import verifier_needs
 
@@ -159,7 +163,7 @@ def _print_summary(summary: RunResult, run_dir: Path) -> None:
     console.print(f"results: {run_dir / 'result.json'}", highlight=False)
 
 
-def _execute(run: Run, total: int) -> RunResult:
+def _execute(run: Run, total: int, resume_id: str | None = None) -> RunResult:
     progress = LiveProgress(console, total=total)
     try:
         with progress:
@@ -167,9 +171,13 @@ def _execute(run: Run, total: int) -> RunResult:
     except KeyboardInterrupt:
         err_console.print(
             f"[yellow]interrupted[/]: finished trials are kept; "
-            f"resume with --run-id {run.config.run_id}"
+            f"resume with --run-id {resume_id or run.config.run_id}"
         )
         raise typer.Exit(130) from None
+
+
+def _new_run_id(run_id: str | None) -> str:
+    return run_id or datetime.now().strftime("%Y-%m-%d__%H-%M-%S__") + secrets.token_hex(2)
 
 
 @app.command()
@@ -212,7 +220,7 @@ def bench(
     harness = _harness(preset_name, max_turns, sets) if uses_model else None
     if uses_model:
         make_model(model_config)  # fail now, with one clear line, if the model is missing
-    run_id = run_id or datetime.now().strftime("%Y-%m-%d__%H-%M-%S__") + secrets.token_hex(2)
+    run_id = _new_run_id(run_id)
     config = RunConfig(
         run_id=run_id,
         source=str(dataset) if dataset else (suite or "mini"),
@@ -236,6 +244,78 @@ def bench(
     )
     summary = _execute(run, len(chosen) * n_attempts)
     _print_summary(summary, run.run_dir)
+    if invalid:
+        raise typer.Exit(2)
+
+
+@app.command()
+def compare(
+    suite: SuiteOpt = None,
+    dataset: DatasetOpt = None,
+    tasks: TasksOpt = None,
+    exclude: ExcludeOpt = None,
+    model: ModelOpt = "local",
+    presets: Annotated[
+        str,
+        typer.Option(help="Settings to compare, comma-separated: preset names or config files."),
+    ] = "naive,fm,climber,full",
+    base_url: BaseUrlOpt = None,
+    context_window: WindowOpt = None,
+    max_turns: MaxTurnsOpt = None,
+    sandbox: Annotated[SandboxChoice, typer.Option(help="Where commands run.")] = (
+        SandboxChoice.AUTO
+    ),
+    n_attempts: Annotated[int, typer.Option("--n-attempts", "-k", min=1)] = 1,
+    n_concurrent: Annotated[int, typer.Option("--n-concurrent", "-n", min=1)] = 2,
+    run_id: Annotated[
+        str | None, typer.Option(help="Name of the comparison; re-use one to resume it.")
+    ] = None,
+    runs_dir: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("runs"),
+    redo: Annotated[bool, typer.Option(help="Run finished trials again too.")] = False,
+) -> None:
+    """Run several harness settings on the same tasks with the same model and seeds, and
+    print them side by side."""
+    data = _load(suite, dataset)
+    invalid = _report_invalid(data)
+    chosen = select_tasks(data.tasks, _split(tasks), _split(exclude))
+    overrides: dict[str, Any] = {"max_turns": max_turns} if max_turns else {}
+    settings = [load_setting(item, overrides) for item in _split(presets) or []]
+    if not settings:
+        fail("--presets: name at least one preset or config file")
+    requested = None if sandbox is SandboxChoice.AUTO else SandboxKind(sandbox.value)
+    kind, notes = _pick_sandbox(requested)
+    model_config = ModelConfig(spec=model, base_url=base_url, context_window=context_window)
+    make_model(model_config)
+    run_id = _new_run_id(run_id)
+    base = RunConfig(
+        run_id=run_id,
+        source=str(dataset) if dataset else (suite or "mini"),
+        task_ids=[t.id for t in chosen],
+        agent="harness",
+        sandbox=kind.value,
+        n_attempts=n_attempts,
+        n_concurrent=n_concurrent,
+        model=model_config,
+        suite_hints=data.hints,
+        hillclimber_version=__version__,
+    )
+    run_dir = runs_dir / run_id
+    _, runs = plan_comparison(
+        base, settings, chosen, run_dir, redo=redo, invalid_tasks=invalid, notes=notes
+    )
+    labels = ", ".join(label for label, _ in settings)
+    console.print(
+        f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × {n_attempts} "
+        f"attempts, {model}, sandbox {kind.value} → {run_dir}",
+        highlight=False,
+    )
+    for (label, _), job in zip(settings, runs, strict=True):
+        console.print(f"[bold]{label}[/]", highlight=False)
+        _execute(job, len(chosen) * n_attempts, resume_id=run_id)
+    loaded = load_runs([run_dir])
+    console.print(stats_table(loaded))
+    console.print(task_matrix(loaded))
+    console.print(f"results: {run_dir}", highlight=False)
     if invalid:
         raise typer.Exit(2)
 
@@ -413,6 +493,51 @@ def models_check(
     config = ModelConfig(spec=model, base_url=base_url, context_window=context_window)
     for line in check_model(make_model(config)):
         console.print(line, highlight=False, markup=False)
+
+
+@app.command()
+def show(
+    run_path: Annotated[Path, typer.Argument(metavar="RUN", help="A run or comparison folder.")],
+    task: Annotated[
+        str | None, typer.Argument(metavar="TASK", help="Also show this task's trajectories.")
+    ] = None,
+) -> None:
+    """Show a run's numbers and task matrix; with TASK, each trial of it step by step."""
+    from hillclimber.trajview import trial_view
+
+    try:
+        runs = load_runs([run_path])
+    except HillclimberError as err:
+        fail(str(err))
+    console.print(stats_table(runs))
+    console.print(task_matrix(runs))
+    if task is None:
+        return
+    trials = [(run, trial) for run in runs for trial in run.trials_of(task)]
+    if not trials:
+        fail(f"no finished trial of task '{task}' in {run_path}")
+    for run, trial in trials:
+        console.print(trial_view(run, trial))
+
+
+@app.command()
+def report(
+    run_paths: Annotated[
+        list[Path], typer.Argument(metavar="RUN", help="Run or comparison folders.")
+    ],
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Default: RUN/report.html (the first).")
+    ] = None,
+) -> None:
+    """Write one self-contained HTML file: numbers, plots and every trial's trajectory."""
+    from hillclimber.report import write_report  # imports matplotlib: only when asked
+
+    try:
+        runs = load_runs(run_paths)
+        path = write_report(runs, output or run_paths[0] / "report.html")
+    except (HillclimberError, OSError) as err:
+        fail(str(err))
+    console.print(f"report: {path}", highlight=False)
 
 
 def main() -> None:

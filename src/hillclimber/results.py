@@ -104,6 +104,16 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
 
 
+def pass_at_k_by_task(passes: list[list[bool]]) -> dict[int, float]:
+    """Mean pass@k over tasks (one list of attempt outcomes each), for k up to the fewest
+    attempts any task had."""
+    max_k = min((len(p) for p in passes), default=0)
+    return {
+        k: sum(pass_at_k(len(p), sum(p), k) for p in passes) / len(passes)
+        for k in range(1, max_k + 1)
+    }
+
+
 def summarize(
     run_id: str,
     results: list[TrialResult],
@@ -115,12 +125,7 @@ def summarize(
     per_task: dict[str, list[TrialResult]] = defaultdict(list)
     for result in results:
         per_task[result.task_id].append(result)
-    max_k = min((len(v) for v in per_task.values()), default=0)
-    pass_k = {
-        k: sum(pass_at_k(len(v), sum(r.passed for r in v), k) for v in per_task.values())
-        / len(per_task)
-        for k in range(1, max_k + 1)
-    }
+    pass_k = pass_at_k_by_task([[r.passed for r in v] for v in per_task.values()])
     phases: dict[str, list[float]] = defaultdict(list)
     for result in results:
         for phase, seconds in result.timings.items():

@@ -1,0 +1,304 @@
+"""Run folders read back for `show`, `report` and `compare`: configs, results, trials, the
+numbers that compare runs, and trajectories as a list of readable steps.
+
+A path is a run folder (`config.json`, `result.json`, one folder per trial) or a comparison
+folder (`compare.json` naming one run folder per label).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, Field, ValidationError
+
+from hillclimber.errors import HillclimberError
+from hillclimber.results import (
+    RunConfig,
+    RunResult,
+    TrialResult,
+    now,
+    pass_at_k_by_task,
+    read_trial,
+)
+
+COMPARISON_FILE = "compare.json"
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+class Comparison(BaseModel):
+    """`compare.json`: the runs of one comparison, same tasks, model and seeds."""
+
+    run_id: str
+    labels: list[str]
+    """The order the runs are shown in."""
+    runs: dict[str, str]
+    """Per label, the name of its run folder inside the comparison folder."""
+    model: str
+    source: str
+    """The suite name or dataset path the tasks came from."""
+    created_at: str = Field(default_factory=now)
+
+
+@dataclass
+class RunData:
+    path: Path
+    label: str
+    """The harness preset, the agent name (oracle, nop), or the comparison's label."""
+    config: RunConfig
+    result: RunResult
+    trials: list[TrialResult]
+    """Finished trials, by task then attempt."""
+
+    def trial_dir(self, trial: TrialResult) -> Path:
+        return self.path / trial.trial
+
+    def trials_of(self, task_id: str) -> list[TrialResult]:
+        return [t for t in self.trials if t.task_id == task_id]
+
+    def trajectory(self, trial: TrialResult) -> dict[str, Any] | None:
+        """The trial's ATIF trajectory, or None (oracle and nop write none)."""
+        path = self.trial_dir(trial) / "logs" / "agent" / "trajectory.json"
+        try:
+            doc = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None
+        return doc if isinstance(doc, dict) else None
+
+    def feedback(self) -> Literal["tests", "none"]:
+        return "tests" if any(t.feedback == "tests" for t in self.trials) else "none"
+
+    def stats(self) -> RunStats:
+        return RunStats.of(self)
+
+
+def _read(path: Path, model: type[_Model]) -> _Model:
+    try:
+        return model.model_validate_json(path.read_text())
+    except OSError as err:
+        raise HillclimberError(f"{path}: cannot read it ({err.strerror or err})") from None
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        detail = f"field '{where}': {first['msg']}" if where else first["msg"]
+        raise HillclimberError(f"{path}: not a {model.__name__} ({detail})") from None
+
+
+def default_label(config: RunConfig) -> str:
+    return config.harness.preset if config.agent == "harness" and config.harness else config.agent
+
+
+def load_run(path: Path, label: str | None = None) -> RunData:
+    if not (path / "config.json").is_file():
+        raise HillclimberError(f"{path}: not a run folder (no config.json) nor a comparison")
+    config = _read(path / "config.json", RunConfig)
+    if not (path / "result.json").is_file():
+        raise HillclimberError(f"{path / 'result.json'}: missing (the run never got going?)")
+    result = _read(path / "result.json", RunResult)
+    trials = [
+        trial
+        for child in sorted(path.iterdir())
+        if child.is_dir() and (trial := read_trial(child / "result.json")) is not None
+    ]
+    trials.sort(key=lambda t: (t.task_id, t.attempt))
+    return RunData(path, label or default_label(config), config, result, trials)
+
+
+def load_comparison(path: Path) -> list[RunData]:
+    comparison = _read(path / COMPARISON_FILE, Comparison)
+    runs = []
+    for label in comparison.labels:
+        if label not in comparison.runs:
+            raise HillclimberError(f"{path / COMPARISON_FILE}: label '{label}' has no run")
+        runs.append(load_run(path / comparison.runs[label], label))
+    return runs
+
+
+def load_runs(paths: list[Path]) -> list[RunData]:
+    """Each path a run folder or a comparison folder (expanded to its runs, in label order).
+    Labels that would clash get the run id added."""
+    runs: list[RunData] = []
+    for path in paths:
+        if not path.is_dir():
+            raise HillclimberError(f"{path}: no such folder")
+        if (path / COMPARISON_FILE).is_file():
+            runs.extend(load_comparison(path))
+        else:
+            runs.append(load_run(path))
+    _unclash(runs, lambda run, place: f"{run.label} ({run.config.run_id})")
+    _unclash(runs, lambda run, place: f"{run.label} #{place}")  # the same run given twice
+    return runs
+
+
+def _unclash(runs: list[RunData], rename: Callable[[RunData, int], str]) -> None:
+    counts = Counter(run.label for run in runs)
+    for place, run in enumerate(runs, 1):
+        if counts[run.label] > 1:
+            run.label = rename(run, place)
+
+
+def _total(trials: list[TrialResult], key: str) -> int | None:
+    """The sum of an agent_info count, or None when no trial has it (oracle, nop)."""
+    values = [t.agent_info[key] for t in trials if isinstance(t.agent_info.get(key), int | float)]
+    return int(sum(values)) if values else None
+
+
+def _per(total: int | float | None, count: int) -> float | None:
+    return total / count if total is not None and count else None
+
+
+def _elapsed(trials: list[TrialResult]) -> float | None:
+    """Seconds from the first trial's start to the last one's end."""
+    try:
+        starts = [datetime.fromisoformat(t.started_at) for t in trials]
+        ends = [datetime.fromisoformat(t.finished_at) for t in trials]
+    except ValueError:
+        return None
+    return (max(ends) - min(starts)).total_seconds() if starts else None
+
+
+@dataclass(frozen=True)
+class RunStats:
+    """The numbers that compare runs. None: the agent does not record it (shown as "–")."""
+
+    tasks: int
+    trials: int
+    """Finished trials."""
+    solved: int
+    """Tasks with at least one passing attempt."""
+    pass_rate: float
+    """Passed over finished trials."""
+    pass_at_k: dict[int, float]
+    mean_turns: float | None
+    model_calls: int | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    prompt_tokens_per_solved: float | None
+    completion_tokens_per_solved: float | None
+    parse_failures: int | None
+    parse_recovered: int | None
+    denials: int | None
+    context_shrinks: int | None
+    trial_seconds: float
+    """The trials' own times added up (what the run would take one at a time)."""
+    elapsed_seconds: float | None
+    """Wall time from the first trial's start to the last one's end."""
+    seconds_per_solved: float | None
+    feedback: Literal["tests", "none"]
+
+    @classmethod
+    def of(cls, run: RunData) -> RunStats:
+        trials = run.trials
+        per_task: dict[str, list[TrialResult]] = defaultdict(list)
+        for trial in trials:
+            per_task[trial.task_id].append(trial)
+        solved = sum(any(t.passed for t in v) for v in per_task.values())
+        pass_k = pass_at_k_by_task([[t.passed for t in v] for v in per_task.values()])
+        turns = [
+            t.agent_info["turns"] for t in trials if isinstance(t.agent_info.get("turns"), int)
+        ]
+        prompt, completion = _total(trials, "prompt_tokens"), _total(trials, "completion_tokens")
+        seconds = sum(t.timings.get("total", 0.0) for t in trials)
+        return cls(
+            tasks=len(set(run.config.task_ids) | set(per_task)),
+            trials=len(trials),
+            solved=solved,
+            pass_rate=sum(t.passed for t in trials) / len(trials) if trials else 0.0,
+            pass_at_k=pass_k,
+            mean_turns=sum(turns) / len(turns) if turns else None,
+            model_calls=_total(trials, "model_calls"),
+            prompt_tokens=prompt,
+            completion_tokens=completion,
+            prompt_tokens_per_solved=_per(prompt, solved),
+            completion_tokens_per_solved=_per(completion, solved),
+            parse_failures=_total(trials, "parse_failures"),
+            parse_recovered=_total(trials, "parse_recovered"),
+            denials=_total(trials, "denials"),
+            context_shrinks=_total(trials, "context_shrinks"),
+            trial_seconds=seconds,
+            elapsed_seconds=_elapsed(trials),
+            seconds_per_solved=_per(seconds, solved),
+            feedback=run.feedback(),
+        )
+
+
+@dataclass(frozen=True)
+class Step:
+    """One trajectory step as a reader wants it: what the model saw, said, did, and was told."""
+
+    source: str
+    """agent (a model call) or system (verification, plan, finalize, a harness action)."""
+    turn: int | None
+    role: str
+    """worker or supervisor for a model call; the system step's message otherwise."""
+    prompt: list[dict[str, str]] = field(default_factory=list)
+    text: str = ""
+    """The model's raw answer, verbatim."""
+    calls: list[dict[str, Any]] = field(default_factory=list)
+    """The calls that ran: function_name, arguments."""
+    results: list[dict[str, Any]] = field(default_factory=list)
+    """Their results: content, success."""
+    monitor: dict[str, Any] | None = None
+    parse_error: dict[str, Any] | None = None
+    verification: dict[str, Any] | None = None
+    tokens: tuple[int, int] | None = None
+    """Prompt and completion tokens of the model call."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def last_user(self) -> str:
+        users = [m.get("content", "") for m in self.prompt if m.get("role") == "user"]
+        return users[-1] if users else ""
+
+
+def read_steps(doc: dict[str, Any]) -> list[Step]:
+    """The steps of an ATIF trajectory written by `TrajectoryWriter`. System steps carry no
+    turn of their own: they get the turn of the model call before them."""
+    steps: list[Step] = []
+    turn: int | None = None
+    for raw in doc.get("steps", []):
+        extra = raw.get("extra") or {}
+        agent = raw.get("source") == "agent"
+        turn = raw.get("turn", turn) if agent else turn
+        metrics = raw.get("metrics") or {}
+        message = str(raw.get("message") or "")
+        steps.append(
+            Step(
+                source="agent" if agent else "system",
+                turn=turn,
+                role=str(extra.get("role") or "") if agent else message,
+                prompt=list(raw.get("prompt") or []),
+                text=message if agent else "",
+                calls=list(raw.get("tool_calls") or []),
+                results=list((raw.get("observation") or {}).get("results") or []),
+                monitor=extra.get("monitor"),
+                parse_error=extra.get("parse_error"),
+                verification=extra if message == "verification" else None,
+                tokens=(metrics.get("prompt_tokens", 0), metrics.get("completion_tokens", 0))
+                if agent
+                else None,
+                extra=extra,
+            )
+        )
+    return steps
+
+
+def shorten(text: str, limit: int) -> str:
+    """Head and tail of a long text, with what was left out counted in the middle."""
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2, 1)
+    return f"{text[:half]}\n… [{len(text) - 2 * half} characters left out] …\n{text[-half:]}"
+
+
+def tail(text: str, limit: int) -> str:
+    """The end of a long text, with what was left out counted at the start."""
+    if len(text) <= limit:
+        return text
+    return f"… [{len(text) - limit} characters left out] …\n{text[-limit:]}"

@@ -1,0 +1,115 @@
+"""Runs side by side: the numbers per run and the task × run matrix, as plain rows (for the
+HTML report) and as rich tables (for the terminal). Nothing here prints."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.markup import escape
+from rich.table import Table
+
+from hillclimber.rundata import RunData, RunStats
+
+DASH = "–"
+PASS, FAIL, NOT_RUN = "✓", "✗", "·"
+
+STATS_COLUMNS = (
+    "run",
+    "solved",
+    "pass rate",
+    "pass@k",
+    "mean turns",
+    "model calls",
+    "prompt tok/solved",
+    "answer tok/solved",
+    "parse failed/fixed",
+    "denials",
+    "ctx shrinks",
+    "trial time Σ",
+    "elapsed",
+)
+
+
+def run_label(run: RunData) -> str:
+    return f"{run.label} (feedback: tests)" if run.feedback() == "tests" else run.label
+
+
+def _number(value: float | None, digits: int = 0) -> str:
+    if value is None:
+        return DASH
+    return f"{value:,.{digits}f}"
+
+
+def duration(seconds: float | None) -> str:
+    if seconds is None:
+        return DASH
+    whole = round(seconds)
+    if whole < 60:
+        return f"{seconds:.1f}s" if seconds < 10 else f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"
+
+
+def stats_row(run: RunData, stats: RunStats | None = None) -> list[str]:
+    s = stats or run.stats()
+    # failed: no call could be read; fixed: the forgiving parser repaired the answer
+    parse = DASH if s.parse_failures is None else f"{s.parse_failures}/{s.parse_recovered or 0}"
+    return [
+        run_label(run),
+        f"{s.solved}/{s.tasks}",
+        f"{s.pass_rate:.0%}" if s.trials else DASH,
+        "  ".join(f"@{k} {v:.2f}" for k, v in s.pass_at_k.items()) or DASH,
+        _number(s.mean_turns, 1),
+        _number(s.model_calls),
+        _number(s.prompt_tokens_per_solved),
+        _number(s.completion_tokens_per_solved),
+        parse,
+        _number(s.denials),
+        _number(s.context_shrinks),
+        duration(s.trial_seconds) if s.trials else DASH,
+        duration(s.elapsed_seconds),
+    ]
+
+
+def task_ids(runs: Sequence[RunData]) -> list[str]:
+    """Every task of the runs, in the order the runs list them."""
+    seen: dict[str, None] = {}
+    for run in runs:
+        seen.update(dict.fromkeys(run.config.task_ids))
+        seen.update(dict.fromkeys(t.task_id for t in run.trials))
+    return list(seen)
+
+
+def marks(run: RunData, task_id: str) -> str:
+    """One mark per attempt: ✓ passed, ✗ did not, · not run (yet)."""
+    done = {t.attempt: t for t in run.trials_of(task_id)}
+    attempts = max([run.config.n_attempts, *done])
+    return "".join(
+        NOT_RUN if a not in done else PASS if done[a].passed else FAIL
+        for a in range(1, attempts + 1)
+    )
+
+
+def matrix_rows(runs: Sequence[RunData]) -> list[list[str]]:
+    """A row per task: the task id, then the marks of each run."""
+    return [[task, *(marks(run, task) for run in runs)] for task in task_ids(runs)]
+
+
+def stats_table(runs: Sequence[RunData]) -> Table:
+    table = Table(*STATS_COLUMNS, title="runs")
+    for column in table.columns[1:]:
+        column.justify = "right"
+    for run in runs:
+        table.add_row(*(escape(cell) for cell in stats_row(run)))
+    return table
+
+
+_STYLE = {PASS: "[green]✓[/]", FAIL: "[red]✗[/]", NOT_RUN: "[dim]·[/]"}
+
+
+def task_matrix(runs: Sequence[RunData]) -> Table:
+    table = Table("task", *(escape(run.label) for run in runs), title="tasks × runs")
+    for task, *cells in matrix_rows(runs):
+        table.add_row(escape(task), *("".join(_STYLE[c] for c in cell) for cell in cells))
+    return table

@@ -1,0 +1,83 @@
+"""`hillclimber show` and `hillclimber report` as a user meets them, through typer's runner."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hillclimber.cli import app
+
+from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("runs")
+    compare = base / "cmp"
+    comparison(
+        compare,
+        {
+            "naive": scripted(compare / "naive", "naive", NAIVE_ANSWERS),
+            "climber": scripted(compare / "climber", "climber", CLIMBER_ANSWERS),
+        },
+    )
+    bench(base / "oracle", "oracle", tasks=["fx-hello"])
+    return base
+
+
+def hc(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(app, list(args), env={"COLUMNS": "200"})
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_show_prints_the_numbers_and_the_task_matrix(runs_dir: Path) -> None:
+    code, out, _ = hc("show", str(runs_dir / "cmp"))
+    assert code == 0
+    assert "climber (feedback: tests)" in out and "naive" in out
+    assert "fx-hello" in out and "✓" in out
+    code, out, _ = hc("show", str(runs_dir / "oracle"))
+    assert code == 0 and "oracle" in out and "–" in out
+
+
+def test_show_with_a_task_reads_each_trial_step_by_step(runs_dir: Path) -> None:
+    code, out, _ = hc("show", str(runs_dir / "cmp"), "fx-hello")
+    assert code == 0
+    assert "fx-hello.1 · naive · passed" in out and "fx-hello.1 · climber · passed" in out
+    assert "answer: Let me think about <this> first & then act." in out  # verbatim
+    assert "parse error: no_valid_format" in out
+    assert 'call: write_file {"path": "/app/hello.txt"' in out
+    assert "verification (auto_verify) failed, tests 1/2" in out
+    code, out, _ = hc("show", str(runs_dir / "oracle"), "fx-hello")
+    assert code == 0 and "no trajectory (agent oracle)" in out
+
+
+def test_report_writes_one_file_into_the_first_run_by_default(
+    runs_dir: Path, tmp_path: Path
+) -> None:
+    code, out, _ = hc("report", str(runs_dir / "cmp"), str(runs_dir / "oracle"))
+    assert code == 0
+    default = runs_dir / "cmp" / "report.html"
+    assert f"report: {default}" in out.replace("\n", "")
+    assert "<h2>Summary</h2>" in default.read_text()
+    code, _, _ = hc("report", str(runs_dir / "oracle"), "-o", str(tmp_path / "x" / "r.html"))
+    assert code == 0 and (tmp_path / "x" / "r.html").is_file()
+
+
+def test_bad_paths_are_one_line_errors_naming_the_file(runs_dir: Path, tmp_path: Path) -> None:
+    half = tmp_path / "half"
+    half.mkdir()
+    (half / "config.json").write_text((runs_dir / "oracle" / "config.json").read_text())
+    cases = [
+        (("show", str(tmp_path / "nowhere")), "nowhere: no such folder"),
+        (("report", str(tmp_path)), "not a run folder"),
+        (("report", str(half)), "half/result.json: missing"),
+        (("show", str(runs_dir / "oracle"), "no-such-task"), "no finished trial of task"),
+    ]
+    for args, named in cases:
+        code, _, err = hc(*args)
+        lines = [line for line in err.splitlines() if line.strip()]
+        assert code == 2, (args, err)
+        assert len(lines) == 1 and named in lines[0], err
+        assert "Traceback" not in err

@@ -1,0 +1,126 @@
+"""`compare`: settings from presets and files, one folder per setting, resuming, the table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hillclimber.compare import load_setting
+from hillclimber.errors import HillclimberError
+from hillclimber.rundata import load_runs
+
+from conftest import FIXTURES
+
+HELLO = FIXTURES / "tb2" / "fx-hello"
+ANSWERS = [
+    json.dumps(
+        {"name": "write_file", "arguments": {"path": "hello.txt", "content": "Hello, world!\n"}}
+    ),
+    json.dumps({"name": "task_complete", "arguments": {}}),
+]
+
+
+def test_a_setting_is_a_preset_or_a_file(tmp_path: Path) -> None:
+    label, config = load_setting("fm", {"max_turns": 7})
+    assert (label, config.preset, config.max_turns) == ("fm", "fm", 7)
+    toml = tmp_path / "quick-climber.toml"
+    toml.write_text('preset = "climber"\ncandidates = 2\n')
+    label, config = load_setting(str(toml))
+    assert (label, config.preset, config.candidates, config.auto_verify) == (
+        "quick-climber",
+        "climber",
+        2,
+        True,
+    )
+    plain = tmp_path / "mine.json"
+    plain.write_text(json.dumps({"tools": ["run_command", "task_complete"], "max_turns": 5}))
+    label, config = load_setting(str(plain))
+    assert (label, config.preset, config.tools) == (
+        "mine",
+        "mine",
+        ("run_command", "task_complete"),
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        ("bad.toml", "preset = \n", ["bad.toml", "not valid TOML"]),
+        ("typo.json", '{"max_turn": 3}', ["typo.json", "max_turn", "Extra inputs"]),
+        ("range.json", '{"preset": "fm", "candidates": 0}', ["range.json", "candidates"]),
+        ("tools.toml", 'tools = ["rm_rf"]', ["tools.toml", "tools", "task_complete"]),
+    ],
+)
+def test_a_bad_setting_file_names_the_file_and_field(
+    tmp_path: Path, name: str, text: str, words: list[str]
+) -> None:
+    path = tmp_path / name
+    path.write_text(text)
+    with pytest.raises(HillclimberError) as err:
+        load_setting(str(path))
+    assert "\n" not in str(err.value)
+    for word in words:
+        assert word in str(err.value)
+
+
+def test_an_unknown_setting_is_named() -> None:
+    with pytest.raises(HillclimberError, match="'smart' is neither a preset"):
+        load_setting("smart")
+
+
+def hc(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "hillclimber", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
+    )
+
+
+@pytest.mark.slow
+def test_compare_runs_every_setting_on_the_same_tasks_and_resumes(tmp_path: Path) -> None:
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps(ANSWERS))
+    custom = tmp_path / "bash-only.toml"
+    custom.write_text('preset = "fm"\ntools = ["run_command", "task_complete"]\n')
+    runs = tmp_path / "runs"
+    args = [
+        "compare",
+        "--dataset",
+        str(HELLO),
+        "--model",
+        f"scripted:{script}",
+        "--presets",
+        f"fm,naive,{custom}",
+        "--run-id",
+        "cmp",
+        "--runs-dir",
+        str(runs),
+    ]
+    result = hc(*args)
+    assert result.returncode == 0, result.stderr
+    comparison = json.loads((runs / "cmp" / "compare.json").read_text())
+    assert comparison["labels"] == ["fm", "naive", "bash-only"]
+    loaded = {run.label: run for run in load_runs([runs / "cmp"])}
+    assert [t.passed for t in loaded["fm"].trials] == [True]
+    # naive has no write_file: the same answers fail there, and so in the custom setting
+    assert [t.passed for t in loaded["naive"].trials] == [False]
+    assert [t.passed for t in loaded["bash-only"].trials] == [False]
+    assert loaded["bash-only"].config.harness is not None
+    assert loaded["bash-only"].config.harness.tools == ("run_command", "task_complete")
+    for label in ("fm", "naive", "bash-only", "fx-hello", "✓", "✗", "feedback: tests"):
+        assert label in result.stdout, label
+
+    first = (runs / "cmp" / "fm" / "fx-hello.1" / "result.json").read_text()
+    again = hc(*args)
+    assert again.returncode == 0, again.stderr
+    assert (runs / "cmp" / "fm" / "fx-hello.1" / "result.json").read_text() == first
+
+    other = hc(*args[:-6], "--presets", "fm", "--run-id", "cmp", "--runs-dir", str(runs))
+    assert other.returncode == 2
+    assert "use the same --presets" in other.stderr and "Traceback" not in other.stderr

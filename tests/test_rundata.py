@@ -1,0 +1,147 @@
+"""Reading run folders back: configs, trials, the numbers that compare runs, trajectories as
+steps, comparison folders, and one-line errors for paths that are not runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hillclimber.errors import HillclimberError
+from hillclimber.rundata import (
+    COMPARISON_FILE,
+    Comparison,
+    load_runs,
+    read_steps,
+    shorten,
+    tail,
+)
+from hillclimber.tables import DASH, matrix_rows, stats_row
+
+from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
+
+
+@pytest.fixture(scope="module")
+def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("runs")
+    bench(base / "oracle-run", "oracle", n_attempts=2)
+    bench(base / "nop-run", "nop", tasks=["fx-hello"])
+    compare = base / "cmp"
+    comparison(
+        compare,
+        {
+            "baseline": scripted(compare / "a", "naive", NAIVE_ANSWERS),
+            "climbing": scripted(compare / "b", "climber", CLIMBER_ANSWERS),
+        },
+    )
+    return base
+
+
+def test_oracle_run_numbers_and_what_it_does_not_record(runs_dir: Path) -> None:
+    [run] = load_runs([runs_dir / "oracle-run"])
+    assert run.label == "oracle"
+    assert [t.trial for t in run.trials][:2] == ["fx-fix-script.1", "fx-fix-script.2"]
+    stats = run.stats()
+    assert (stats.tasks, stats.trials, stats.solved) == (3, 6, 3)
+    assert stats.pass_rate == 1.0 and stats.pass_at_k == {1: 1.0, 2: 1.0}
+    assert stats.model_calls is None and stats.mean_turns is None
+    assert stats.prompt_tokens_per_solved is None and stats.feedback == "none"
+    assert stats.trial_seconds > 0
+    row = stats_row(run)
+    assert row[:3] == ["oracle", "3/3", "100%"]
+    assert row[4:11] == [DASH] * 7  # turns, calls, tokens, parse, denials, shrinks
+    assert run.trajectory(run.trials[0]) is None
+
+
+def test_nop_fails_and_an_unfinished_trial_shows_as_not_run(runs_dir: Path) -> None:
+    [run] = load_runs([runs_dir / "nop-run"])
+    stats = run.stats()
+    assert (stats.solved, stats.pass_rate, stats.seconds_per_solved) == (0, 0.0, None)
+    assert matrix_rows([run]) == [["fx-hello", "✗"]]
+    run.trials.clear()  # as while the run is still going
+    assert matrix_rows([run]) == [["fx-hello", "·"]]
+    assert stats_row(run)[2] == DASH
+
+
+def test_a_comparison_expands_to_its_runs_in_label_order(runs_dir: Path) -> None:
+    runs = load_runs([runs_dir / "cmp", runs_dir / "oracle-run"])
+    assert [r.label for r in runs] == ["baseline", "climbing", "oracle"]
+    naive, climber, _ = runs
+    assert naive.config.harness is not None and naive.config.harness.preset == "naive"
+    assert naive.feedback() == "none" and climber.feedback() == "tests"
+    stats = naive.stats()
+    assert stats.model_calls == 3 and stats.mean_turns == 3.0
+    assert stats.parse_failures == 1 and stats.denials == 0
+    assert stats.prompt_tokens is not None
+    assert stats.prompt_tokens_per_solved == stats.prompt_tokens  # one task, solved
+    climbed = climber.trials[0].agent_info["progress"]
+    assert [p[1:] for p in climbed][-2:] == [[1, 2], [2, 2]]  # after each write
+
+
+def test_trajectory_steps_keep_the_model_text_verbatim(runs_dir: Path) -> None:
+    naive, climber = load_runs([runs_dir / "cmp"])
+    doc = naive.trajectory(naive.trials[0])
+    assert doc is not None
+    steps = read_steps(doc)
+    first = steps[0]
+    assert first.source == "agent" and first.turn == 1
+    assert first.text == NAIVE_ANSWERS[0]
+    assert first.parse_error is not None and not first.calls
+    assert "Create a file /app/hello.txt" in first.last_user
+    ran = steps[1]
+    assert ran.calls[0]["function_name"] == "run_command" and ran.results[0]["success"]
+    assert ran.tokens is not None and ran.tokens[0] > 0
+    climbed = read_steps(climber.trajectory(climber.trials[0]) or {})
+    checks = [s for s in climbed if s.verification is not None]
+    assert [c.verification["passed"] for c in checks if c.verification] == [False, True]
+    assert checks[0].turn == 1 and checks[0].source == "system"
+
+
+def test_the_same_preset_twice_gets_the_run_id_and_then_a_number(runs_dir: Path) -> None:
+    oracle = runs_dir / "oracle-run"
+    assert [r.label for r in load_runs([oracle, oracle])] == [
+        "oracle (oracle-run) #1",
+        "oracle (oracle-run) #2",
+    ]
+    labels = [r.label for r in load_runs([oracle, runs_dir / "nop-run"])]
+    assert labels == ["oracle", "nop"]
+
+
+def test_what_is_not_a_run_is_one_line_naming_the_path(tmp_path: Path) -> None:
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "config.json").write_text("{}")
+    cases = {
+        tmp_path / "missing": "missing: no such folder",
+        tmp_path: "not a run folder",
+        tmp_path / "bad": "bad/config.json: not a RunConfig (field 'run_id'",
+    }
+    for path, named in cases.items():
+        with pytest.raises(HillclimberError) as err:
+            load_runs([path])
+        assert named in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_run_without_result_json_names_that_file(runs_dir: Path, tmp_path: Path) -> None:
+    run = tmp_path / "r"
+    run.mkdir()
+    (run / "config.json").write_text((runs_dir / "nop-run" / "config.json").read_text())
+    with pytest.raises(HillclimberError, match=r"r/result\.json: missing"):
+        load_runs([run])
+
+
+def test_a_broken_comparison_names_its_file(tmp_path: Path) -> None:
+    (tmp_path / COMPARISON_FILE).write_text(json.dumps({"run_id": "x"}))
+    with pytest.raises(HillclimberError, match=r"compare\.json: not a Comparison \(field 'labels'"):
+        load_runs([tmp_path])
+    good = Comparison(run_id="x", labels=["a"], runs={}, model="m", source="s")
+    (tmp_path / COMPARISON_FILE).write_text(good.model_dump_json())
+    with pytest.raises(HillclimberError, match="label 'a' has no run"):
+        load_runs([tmp_path])
+
+
+def test_shorten_keeps_head_and_tail_and_tail_keeps_the_end() -> None:
+    text = "a" * 50 + "b" * 50
+    assert shorten(text, 200) == text
+    assert shorten(text, 20) == "a" * 10 + "\n… [80 characters left out] …\n" + "b" * 10
+    assert tail(text, 10) == "… [90 characters left out] …\n" + "b" * 10
