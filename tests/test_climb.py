@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness.climb import Candidate, fits, pick, restored
+from hillclimber.harness.climb import Candidate, fits, lines_lost, pick, restored
 from hillclimber.harness.tools import ToolCall
 
 
-def candidate(name: str, passing: int, success: bool = True) -> Candidate:
-    return Candidate(ToolCall(name=name), "", success, passing, 4)
+def candidate(name: str, passing: int, success: bool = True, lost: int = 0) -> Candidate:
+    return Candidate(ToolCall(name=name), "", success, passing, 4, lost=lost)
 
 
 def test_the_workspace_is_put_back_exactly(tmp_path: Path) -> None:
@@ -72,3 +72,20 @@ def test_pick_after_a_refused_call_applies_only_a_gain() -> None:
     assert pick([candidate("write_file", 1)], 1, own=False) is None
     gain = candidate("write_file", 2)
     assert pick([candidate("run_command", 1), gain], 1, own=False) is gain
+
+
+def test_of_equal_steps_the_one_that_destroys_less_is_applied() -> None:
+    overwrite = candidate("write_file", 1, lost=5)
+    append = candidate("run_command", 1)
+    assert pick([overwrite, append], 0) is append
+
+
+def test_lines_lost_counts_removed_lines_and_deleted_files(tmp_path: Path) -> None:
+    before, after = tmp_path / "before", tmp_path / "after"
+    for root in (before, after):
+        root.mkdir()
+    (before / "log.txt").write_text("a\nb\nc\n")
+    (after / "log.txt").write_text("a\nc\n[DONE]\n")  # b removed, a line added
+    (before / "gone.txt").write_text("x\ny\n")
+    (after / "new.txt").write_text("new\n")
+    assert lines_lost(before, after) == 3

@@ -98,6 +98,7 @@ def matrix_rows(runs: Sequence[RunData]) -> list[list[str]]:
 
 def stats_table(runs: Sequence[RunData]) -> Table:
     table = Table(*STATS_COLUMNS, title="runs")
+    table.columns[0].no_wrap = True  # the label names the run: squeeze the numbers instead
     for column in table.columns[1:]:
         column.justify = "right"
     for run in runs:

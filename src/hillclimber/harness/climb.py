@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,13 +51,14 @@ def fits(root: Path, max_files: int = MAX_FILES, max_bytes: int = MAX_BYTES) -> 
 
 
 @contextmanager
-def restored(root: Path) -> Iterator[None]:
-    """Whatever happens inside, `root` is put back as it was (contents, modes, symlinks)."""
+def restored(root: Path) -> Iterator[Path]:
+    """Whatever happens inside, `root` is put back as it was (contents, modes, symlinks).
+    Yields the saved copy."""
     with tempfile.TemporaryDirectory(prefix="hc-climb-") as tmp:
         saved = Path(tmp) / "saved"
         shutil.copytree(root, saved, symlinks=True)
         try:
-            yield
+            yield saved
         finally:
             for entry in list(root.iterdir()):
                 if entry.is_dir() and not entry.is_symlink():
@@ -64,6 +66,25 @@ def restored(root: Path) -> Iterator[None]:
                 else:
                     entry.unlink(missing_ok=True)
             shutil.copytree(saved, root, symlinks=True, dirs_exist_ok=True)
+
+
+def lines_lost(before: Path, after: Path, max_bytes: int = 1 << 20) -> int:
+    """How many lines of the files in `before` are gone from the same files in `after` (a
+    deleted file loses all its lines). Large files are not compared."""
+    lost = 0
+    for old in before.rglob("*"):
+        if not old.is_file() or old.is_symlink() or old.stat().st_size > max_bytes:
+            continue
+        kept = Counter(_lines(after / old.relative_to(before)))
+        lost += sum((Counter(_lines(old)) - kept).values())
+    return lost
+
+
+def _lines(path: Path) -> list[str]:
+    try:
+        return path.read_bytes().decode("utf-8", "replace").splitlines()
+    except OSError:  # gone, or now a folder
+        return []
 
 
 @dataclass
@@ -75,20 +96,28 @@ class Candidate:
     passing: int
     total: int
     output: str = ""
+    lost: int = 0
+    """Lines of existing files the call removed: of two equally good steps, the one that
+    destroys less is kept."""
+
+    def rank(self) -> tuple[int, int]:
+        return (self.passing if self.success else -1, -self.lost)
 
     def line(self) -> str:
         state = f"tests {self.passing}/{self.total}" if self.success else "failed"
-        return f"{self.call.name}: {state}"
+        removes = f", removes {self.lost} lines" if self.lost else ""
+        return f"{self.call.name}: {state}{removes}"
 
 
 def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Candidate | None:
-    """The candidate to apply: the first that passes the most tests when that is more than
-    now; else the model's own call (the first, when `own`) unless it loses tests; else the
-    first that does not lose tests; else None (every candidate makes things worse). When the
-    model's own call was refused (`own` False) only a candidate that gains tests is applied."""
+    """The candidate to apply: the one that passes the most tests (of those, the one that
+    removes the fewest lines; then the first) when that is more than now; else the model's own
+    call (the first, when `own`) unless it loses tests; else the first that does not lose
+    tests; else None (every candidate makes things worse). When the model's own call was
+    refused (`own` False) only a candidate that gains tests is applied."""
     if not candidates:
         return None
-    best = max(candidates, key=lambda c: c.passing if c.success else -1)
+    best = max(candidates, key=Candidate.rank)
     if best.success and best.passing > passing_now:
         return best
     if not own:
@@ -129,9 +158,10 @@ class Climb:
 
     def attempt(self, call: ToolCall, text: str) -> Candidate:
         """Apply `call`, run the tests, and put the workspace back."""
-        with restored(self.workspace):
+        with restored(self.workspace) as saved:
             success, output = self.execute(call)
             evaluation = self.measure()
+            lost = lines_lost(saved, self.workspace)
         return Candidate(
-            call, text, success, evaluation.tests_passing, evaluation.tests_total, output
+            call, text, success, evaluation.tests_passing, evaluation.tests_total, output, lost
         )

@@ -528,6 +528,8 @@ class AgentLoop:
                 evaluation = self._verify("auto_verify")
                 if evaluation.passed:
                     return self._end(LoopExit.VERIFIED, "tests pass after a write", evaluation)
+                if self.climb is not None and state.turns_since_improvement > 0:
+                    state.stuck = True  # no gain from the best step found: explore next turn
         return self._check_heuristics()
 
     def _check_heuristics(self) -> LoopResult | None:
