@@ -254,3 +254,12 @@ def test_interrupt_keeps_finished_trials_and_marks_the_run(tmp_path: Path) -> No
     assert summary["state"] == "interrupted"
     finished = list(run_dir.glob("*/result.json"))
     assert summary["totals"]["finished"] == len(finished) >= 2
+
+
+def test_a_task_without_tests_ends_unverified_not_as_an_error(tmp_path: Path) -> None:
+    task = Task(id="run", instruction="Create hello.txt", format=TaskFormat.INLINE)
+    summary = Run(config([task], agent="nop"), [task], tmp_path).execute()
+    assert summary.tasks == {"run": ["unverified"]}
+    result = read_trial(tmp_path / "run.1" / "result.json")
+    assert result is not None and not result.passed and result.evaluation is None
+    assert "no tests to check it" in result.message

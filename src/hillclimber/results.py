@@ -26,6 +26,7 @@ class ExitReason(StrEnum):
     VERIFIER_TIMEOUT = "verifier_timeout"
     UNSUPPORTED = "unsupported"
     SETUP_ERROR = "setup_error"
+    UNVERIFIED = "unverified"  # no tests to check the work (a one-off `hillclimber run`)
     ERROR = "error"
 
 

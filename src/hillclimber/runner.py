@@ -140,20 +140,24 @@ def run_trial(spec: TrialSpec) -> TrialResult:
             agent_timed_out = True
             result.message = str(err)
         phase_done("agent")
-
-        evaluation = verify(task, sandbox, trial_dir)
-        phase_done("verifier")
-        result.evaluation = evaluation
-        result.passed = evaluation.passed
-        if evaluation.passed:
-            result.exit_reason = ExitReason.PASSED
-        elif evaluation.timed_out:
-            result.exit_reason = ExitReason.VERIFIER_TIMEOUT
-        elif agent_timed_out:
-            result.exit_reason = ExitReason.AGENT_TIMEOUT
-        else:
-            result.exit_reason = ExitReason.FAILED
-        result.message = result.message or evaluation.summary()
+        if task.has_verifier:
+            evaluation = verify(task, sandbox, trial_dir)
+            phase_done("verifier")
+            result.evaluation = evaluation
+            result.passed = evaluation.passed
+            if evaluation.passed:
+                result.exit_reason = ExitReason.PASSED
+            elif evaluation.timed_out:
+                result.exit_reason = ExitReason.VERIFIER_TIMEOUT
+            elif agent_timed_out:
+                result.exit_reason = ExitReason.AGENT_TIMEOUT
+            else:
+                result.exit_reason = ExitReason.FAILED
+            result.message = result.message or evaluation.summary()
+        else:  # `hillclimber run`: no tests to check the work with
+            result.exit_reason = ExitReason.UNVERIFIED
+            ended = result.agent_info.get("loop_exit", "the agent stopped")
+            result.message = result.message or f"no tests to check it ({ended})"
     except Interrupted:
         raise
     except Unsupported as err:
