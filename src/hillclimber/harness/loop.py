@@ -556,6 +556,8 @@ class AgentLoop:
         self.stats.verifications += 1
         self.state.written_since_check = False
         self._track_progress(evaluation.tests_passing, evaluation.tests_total)
+        if self.config.show_failing_checks and evaluation.digest and not evaluation.passed:
+            self.state.progress = f"{self.state.progress}; failing: {clip(evaluation.digest, 240)}"
         self.events.emit(
             "verify_done",
             self.turn,
