@@ -131,6 +131,9 @@ def test_hints_are_generic() -> None:
     assert "EXACTLY" in (hints.build_hint("Copy source.txt to echo.txt", ["read_file"]) or "")
     assert "wc -w" in (hints.build_hint("Count the words in doc.txt", []) or "")
     assert hints.build_hint("Create hello.txt", []) is None
+    script = "Write a bash script /app/greet.sh that prints a line, then save its output to x"
+    assert "COMMAND > FILE" in (hints.build_hint(script, []) or "")
+    assert "#!/bin/bash" in (hints.build_hint(script, ["run_command", "write_file"]) or "")
 
 
 # -- complexity and planner -----------------------------------------------------------------

@@ -210,6 +210,17 @@ def test_climbing_tries_other_tools_when_the_models_call_is_refused(tmp_path: Pa
     model.assert_complete()
 
 
+def test_climbing_tries_another_reading_of_the_models_call(tmp_path: Path) -> None:
+    """The 0.5B model writes a command's text where its output belongs: the harness also
+    tries running it into the file, and the tests choose."""
+    answers = [call("write_file", path="/app/hello.txt", content="echo Hello, world!")]
+    config = quiet(preset("climber"), candidates=2)
+    outcome, model, _ = run_agent(tmp_path, config, answers)
+    assert outcome.info["readings"] == 1 and outcome.info["candidates"] == 0
+    assert outcome.info["loop_exit"] == "verified"
+    model.assert_complete()
+
+
 def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
     answers = [
         WRITE_BAD,  # tests 1/2: kept

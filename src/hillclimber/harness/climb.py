@@ -99,6 +99,9 @@ class Candidate:
     lost: int = 0
     """Lines of existing files the call removed: of two equally good steps, the one that
     destroys less is kept."""
+    origin: str = "model"
+    """model: the model's own call; reading: another reading of it (variants.py); tool: the
+    model's answer when asked for another tool."""
 
     def rank(self) -> tuple[int, int]:
         return (self.passing if self.success else -1, -self.lost)
@@ -106,7 +109,8 @@ class Candidate:
     def line(self) -> str:
         state = f"tests {self.passing}/{self.total}" if self.success else "failed"
         removes = f", removes {self.lost} lines" if self.lost else ""
-        return f"{self.call.name}: {state}{removes}"
+        how = " (another reading)" if self.origin == "reading" else ""
+        return f"{self.call.name}{how}: {state}{removes}"
 
 
 def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Candidate | None:
@@ -156,12 +160,19 @@ class Climb:
             self.why_off = f"the tests take {evaluation.duration_sec:.0f}s a run"
         return evaluation
 
-    def attempt(self, call: ToolCall, text: str) -> Candidate:
+    def attempt(self, call: ToolCall, text: str, origin: str = "model") -> Candidate:
         """Apply `call`, run the tests, and put the workspace back."""
         with restored(self.workspace) as saved:
             success, output = self.execute(call)
             evaluation = self.measure()
             lost = lines_lost(saved, self.workspace)
         return Candidate(
-            call, text, success, evaluation.tests_passing, evaluation.tests_total, output, lost
+            call,
+            text,
+            success,
+            evaluation.tests_passing,
+            evaluation.tests_total,
+            output,
+            lost,
+            origin,
         )

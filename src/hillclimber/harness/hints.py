@@ -8,6 +8,7 @@ answer to a particular task.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal
 
@@ -57,6 +58,12 @@ def build_hint(instruction: str, previous_tools: Sequence[str]) -> str | None:
         return (
             "Hint: to add a line at the end of a file without touching the rest, run: "
             "printf '%s\\n' 'TEXT' >> FILE"
+        )
+    if re.search(r"\.sh\b|bash script|shell script", lower) and "write_file" in done:
+        return (
+            "Hint: a bash script is a text file of commands, for example the two lines "
+            "#!/bin/bash and echo 'TEXT'. Run it with: bash FILE (bash FILE > OUT saves what it "
+            "prints)."
         )
     if any(w in lower for w in ("listing", "output to", "save its output", "into the file")) and (
         "run_command" not in done

@@ -38,6 +38,7 @@ from hillclimber.harness.tools import (
     lost_lines,
     tool_list,
 )
+from hillclimber.harness.variants import variants
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 from hillclimber.verifier import Evaluation
 
@@ -65,6 +66,8 @@ class LoopStats:
     verifications: int = 0
     candidates: int = 0
     """Alternative calls asked for and tried on the workspace (climbing)."""
+    readings: int = 0
+    """Other readings of the model's calls tried on the workspace (climbing)."""
     candidate_verifications: int = 0
     verified_before_complete: int = 0
     completes: int = 0
@@ -384,9 +387,13 @@ class AgentLoop:
         assert self.climb is not None
         now = self.state.passing
         tried = [self.climb.attempt(call, text)] if own else []
+        for reading in variants(call, self._read):
+            if self._safe(reading) and all(c.call != reading for c in tried):
+                self.stats.readings += 1
+                tried.append(self.climb.attempt(reading, text, origin="reading"))
         offered = {t.name for t in tools}
         for name in ACTING_TOOLS:
-            asked = len(tried) + (0 if own else 1)
+            asked = sum(c.origin != "reading" for c in tried) + (0 if own else 1)
             if asked >= self.config.candidates or not self.climb.enabled:
                 break
             if any(solved(c) for c in tried):
@@ -402,7 +409,7 @@ class AgentLoop:
             if any(c.call.signature() == outcome.call.signature() for c in tried):
                 continue
             self.stats.candidates += 1
-            tried.append(self.climb.attempt(outcome.call, alternative))
+            tried.append(self.climb.attempt(outcome.call, alternative, origin="tool"))
         self.stats.candidate_verifications += len(tried)
         chosen = pick(tried, now, own=own)
         self.events.emit(
@@ -440,6 +447,13 @@ class AgentLoop:
         try:
             return self._complete(self._request.model_copy(update=update), role="candidate")
         except ContextExceeded:
+            return None
+
+    def _read(self, path: str) -> str | None:
+        try:
+            host = self.env.sandbox.host_path(path, self.env.workdir)
+            return host.read_text(errors="replace") if host.is_file() else None
+        except (OSError, ValueError):
             return None
 
     def _try(self, call: ToolCall) -> tuple[bool, str]:

@@ -1,0 +1,88 @@
+"""Other readings of a small model's call: what it often means when it says something else.
+
+Read from trajectories of the 0.5B model: it writes the text of a command into the file that
+should hold the command's output; it overwrites a log with the one line it meant to add; it
+swaps old_text and new_text; it runs a `.sh` file with python. While climbing, the harness tries
+these readings beside the model's own call, on the workspace, and the task's tests decide —
+a reading that is wrong passes no more tests and is not kept. Nothing here knows any task.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Callable
+
+from hillclimber.harness.tools import ToolCall
+
+_COMMAND_WORDS = """
+ls cat wc echo printf grep sort head tail find date pwd whoami uname cut awk sed tr uniq du df
+env python python3 bash sh stat file md5sum sha256sum nl tac rev seq jq sqlite3 git diff comm
+join paste
+"""
+COMMANDS = frozenset(_COMMAND_WORDS.split())
+"""First words that make a one-line text a shell command rather than data."""
+
+SCRIPTS = (".sh", ".bash", ".py", ".pl", ".rb", ".js")
+_INTERPRETERS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
+
+
+def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall]:
+    """Readings of `call` worth trying besides it. `read(path)` gives a file's text now, or
+    None when there is no such file."""
+    args = call.arguments
+    found: list[ToolCall] = []
+    if call.name == "write_file":
+        path, content = str(args.get("path", "")), str(args.get("content", ""))
+        if (command := _command_output(path, content)) is not None:
+            found.append(ToolCall(name="run_command", arguments={"command": command}))
+        if (appended := _appended(read(path), content)) is not None:
+            found.append(ToolCall(name="write_file", arguments={"path": path, "content": appended}))
+    elif call.name == "edit_file":
+        old, new = str(args.get("old_text", "")), str(args.get("new_text", ""))
+        text = read(str(args.get("path", "")))
+        if text is not None and old and new and old not in text and new in text:
+            found.append(
+                ToolCall(name="edit_file", arguments={**args, "old_text": new, "new_text": old})
+            )
+    elif call.name == "run_command" and (
+        command := _right_interpreter(str(args.get("command", "")))
+    ):
+        found.append(ToolCall(name="run_command", arguments={"command": command}))
+    return found
+
+
+def _command_output(path: str, content: str) -> str | None:
+    """`write_file(out.txt, "ls /app")` → `ls /app > out.txt`: the output, not the text."""
+    line = content.strip()
+    if not line or "\n" in line or posixpath.splitext(path)[1] in SCRIPTS:
+        return None
+    try:
+        first = shlex.split(line)[0]
+    except (ValueError, IndexError):
+        return None
+    if first not in COMMANDS:
+        return None
+    return f"{line} > {shlex.quote(path)}"
+
+
+def _appended(existing: str | None, content: str) -> str | None:
+    """A few lines written over a longer existing file: perhaps they were meant to be added."""
+    if not existing or not content.strip() or content.strip() in existing:
+        return None
+    if len(content.splitlines()) >= len(existing.splitlines()):
+        return None
+    joined = existing if existing.endswith("\n") else existing + "\n"
+    return joined + (content if content.endswith("\n") else content + "\n")
+
+
+def _right_interpreter(command: str) -> str | None:
+    """`python3 greet.sh` → `bash greet.sh`, `bash tool.py` → `python3 tool.py`."""
+    match = re.match(r"\s*(python3?|bash|sh)\s+(\S+)", command)
+    if match is None:
+        return None
+    wanted = _INTERPRETERS.get(posixpath.splitext(match.group(2))[1])
+    if wanted is None or match.group(1) in (wanted, "sh" if wanted == "bash" else wanted):
+        return None
+    return wanted + command[match.end(1) :]

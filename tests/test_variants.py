@@ -1,0 +1,79 @@
+"""Other readings of a small model's call (the shapes seen in real 0.5B trajectories)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hillclimber.harness.tools import ToolCall
+from hillclimber.harness.variants import variants
+
+FILES = {"/app/log.txt": "one\ntwo\nthree\nDONE\n", "/app/config.txt": "DEBUG=false\n"}
+
+
+def readings(name: str, **arguments: Any) -> list[ToolCall]:
+    return variants(ToolCall(name=name, arguments=arguments), FILES.get)
+
+
+def test_a_command_written_as_content_is_also_run_into_the_file() -> None:
+    found = readings("write_file", path="/app/listing.txt", content="ls /app")
+    assert found == [
+        ToolCall(name="run_command", arguments={"command": "ls /app > /app/listing.txt"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("/app/run.sh", "ls /app"),  # a script holds commands as text
+        ("/app/notes.txt", "list the files"),  # prose, not a command
+        ("/app/two.txt", "ls /app\nwc -l x"),  # several lines: data
+    ],
+)
+def test_text_that_is_meant_as_text_has_no_command_reading(path: str, content: str) -> None:
+    assert not [
+        c for c in readings("write_file", path=path, content=content) if c.name == "run_command"
+    ]
+
+
+def test_a_short_overwrite_of_a_longer_file_is_also_tried_as_an_append() -> None:
+    found = readings("write_file", path="/app/log.txt", content="[DONE]")
+    assert found == [
+        ToolCall(
+            name="write_file",
+            arguments={"path": "/app/log.txt", "content": "one\ntwo\nthree\nDONE\n[DONE]\n"},
+        )
+    ]
+    assert readings("write_file", path="/app/new.txt", content="[DONE]") == []
+    assert readings("write_file", path="/app/log.txt", content="two") == []  # already there
+
+
+def test_a_swapped_edit_is_also_tried_the_right_way_round() -> None:
+    found = readings("edit_file", path="/app/log.txt", old_text="[DONE]", new_text="DONE")
+    assert found == [
+        ToolCall(
+            name="edit_file",
+            arguments={"path": "/app/log.txt", "old_text": "DONE", "new_text": "[DONE]"},
+        )
+    ]
+    assert readings("edit_file", path="/app/config.txt", old_text="DEBUG=false", new_text="x") == []
+
+
+@pytest.mark.parametrize(
+    ("command", "reading"),
+    [
+        ("python3 /app/greet.sh", "bash /app/greet.sh"),
+        ("python greet.sh > out.txt", "bash greet.sh > out.txt"),
+        ("bash tool.py", "python3 tool.py"),
+        ("bash greet.sh", None),
+        ("sh greet.sh", None),
+        ("python3 tool.py", None),
+        ("ls /app", None),
+    ],
+)
+def test_a_script_run_with_the_wrong_interpreter(command: str, reading: str | None) -> None:
+    found = readings("run_command", command=command)
+    assert found == (
+        [] if reading is None else [ToolCall(name="run_command", arguments={"command": reading})]
+    )
