@@ -77,3 +77,19 @@ def test_a_script_run_with_the_wrong_interpreter(command: str, reading: str | No
     assert found == (
         [] if reading is None else [ToolCall(name="run_command", arguments={"command": reading})]
     )
+
+
+def test_a_script_of_plain_sentences_is_also_tried_as_a_script_that_prints_them() -> None:
+    found = readings("write_file", path="/app/greet.sh", content="Hello from script!\n")
+    assert found == [
+        ToolCall(
+            name="write_file",
+            arguments={
+                "path": "/app/greet.sh",
+                "content": "#!/bin/bash\necho 'Hello from script!'\n",
+            },
+        )
+    ]
+    for script in ("#!/bin/bash\necho hi\n", "echo hi\n", "set -e\nls\n"):
+        assert readings("write_file", path="/app/run.sh", content=script) == []
+    assert readings("write_file", path="/app/notes.txt", content="Hello there\n") == []

@@ -2,7 +2,8 @@
 
 Read from trajectories of the 0.5B model: it writes the text of a command into the file that
 should hold the command's output; it overwrites a log with the one line it meant to add; it
-swaps old_text and new_text; it runs a `.sh` file with python. While climbing, the harness tries
+swaps old_text and new_text; it runs a `.sh` file with python; it fills a script with the
+sentence the script should print. While climbing, the harness tries
 these readings beside the model's own call, on the workspace, and the task's tests decide —
 a reading that is wrong passes no more tests and is not kept. Nothing here knows any task.
 """
@@ -23,6 +24,8 @@ join paste
 """
 COMMANDS = frozenset(_COMMAND_WORDS.split())
 """First words that make a one-line text a shell command rather than data."""
+_SHELL_TEXT = "if then else fi for while do done case esac function set cd export source . [ test"
+_SHELL_WORDS = frozenset(f"{_SHELL_TEXT} true false exit read local return cp mv rm mkdir".split())
 
 SCRIPTS = (".sh", ".bash", ".py", ".pl", ".rb", ".js")
 _INTERPRETERS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
@@ -37,6 +40,8 @@ def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall
         path, content = str(args.get("path", "")), str(args.get("content", ""))
         if (command := _command_output(path, content)) is not None:
             found.append(ToolCall(name="run_command", arguments={"command": command}))
+        if (script := _printing_script(path, content)) is not None:
+            found.append(ToolCall(name="write_file", arguments={"path": path, "content": script}))
         if (appended := _appended(read(path), content)) is not None:
             found.append(ToolCall(name="write_file", arguments={"path": path, "content": appended}))
     elif call.name == "edit_file":
@@ -65,6 +70,21 @@ def _command_output(path: str, content: str) -> str | None:
     if first not in COMMANDS:
         return None
     return f"{line} > {shlex.quote(path)}"
+
+
+def _printing_script(path: str, content: str) -> str | None:
+    """A `.sh` file written with plain sentences: perhaps a script that prints them."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    if posixpath.splitext(path)[1] not in (".sh", ".bash") or not lines:
+        return None
+    for line in lines:
+        try:
+            first = shlex.split(line)[0]
+        except (ValueError, IndexError):
+            return None
+        if line.lstrip().startswith("#") or first in COMMANDS or first in _SHELL_WORDS:
+            return None
+    return "#!/bin/bash\n" + "".join(f"echo {shlex.quote(line)}\n" for line in lines)
 
 
 def _appended(existing: str | None, content: str) -> str | None:
