@@ -103,8 +103,18 @@ def _load(suite: str | None, dataset: Path | None) -> Dataset:
     return load_suite(suite or "mini")
 
 
-def _pick_sandbox(requested: SandboxKind | None) -> tuple[SandboxKind, list[str]]:
+def _select(
+    suite: str | None, dataset: Path | None, tasks: str | None, exclude: str | None
+) -> tuple[Dataset, list[str], list[Task]]:
+    """The dataset, its invalid tasks (reported), and the tasks chosen from it."""
+    data = _load(suite, dataset)
+    invalid = _report_invalid(data)
+    return data, invalid, select_tasks(data.tasks, _split(tasks), _split(exclude))
+
+
+def _pick_sandbox(choice: SandboxChoice | None) -> tuple[SandboxKind, list[str]]:
     """The sandbox to use, with any notes on why a better one was not (printed too)."""
+    requested = None if choice in (None, SandboxChoice.AUTO) else SandboxKind(choice.value)
     kind, notes = pick_sandbox_kind(requested)
     for note in notes:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
@@ -128,6 +138,13 @@ WindowOpt = Annotated[
 ]
 MaxTurnsOpt = Annotated[int | None, typer.Option(help="Override the preset's turn budget.")]
 
+
+SandboxOpt = Annotated[SandboxChoice, typer.Option(help="Where commands run.")]
+AttemptsOpt = Annotated[int, typer.Option("--n-attempts", "-k", min=1)]
+ConcurrentOpt = Annotated[int, typer.Option("--n-concurrent", "-n", min=1)]
+RunIdOpt = Annotated[str | None, typer.Option(help="Name of the run; re-use one to resume it.")]
+RunsDirOpt = Annotated[Path, typer.Option(help="Where run folders go.")]
+RedoOpt = Annotated[bool, typer.Option(help="Run finished trials again too.")]
 
 SetOpt = Annotated[
     list[str] | None,
@@ -195,26 +212,19 @@ def bench(
     context_window: WindowOpt = None,
     max_turns: MaxTurnsOpt = None,
     sets: SetOpt = None,
-    sandbox: Annotated[SandboxChoice, typer.Option(help="Where commands run.")] = (
-        SandboxChoice.AUTO
-    ),
-    n_attempts: Annotated[int, typer.Option("--n-attempts", "-k", min=1)] = 1,
-    n_concurrent: Annotated[int, typer.Option("--n-concurrent", "-n", min=1)] = 2,
-    run_id: Annotated[
-        str | None, typer.Option(help="Name of the run; re-use one to resume it.")
-    ] = None,
-    runs_dir: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("runs"),
-    redo: Annotated[bool, typer.Option(help="Run finished trials again too.")] = False,
+    sandbox: SandboxOpt = SandboxChoice.AUTO,
+    n_attempts: AttemptsOpt = 1,
+    n_concurrent: ConcurrentOpt = 2,
+    run_id: RunIdOpt = None,
+    runs_dir: RunsDirOpt = Path("runs"),
+    redo: RedoOpt = False,
     agent_timeout_multiplier: Annotated[float, typer.Option(min=0.01)] = 1.0,
 ) -> None:
     """Run tasks of a suite or dataset and verify each with its own tests."""
     if agent not in AGENTS:
         fail(f"unknown agent '{agent}' (choose from: {', '.join(AGENTS)})")
-    data = _load(suite, dataset)
-    invalid = _report_invalid(data)
-    chosen = select_tasks(data.tasks, _split(tasks), _split(exclude))
-    requested = None if sandbox is SandboxChoice.AUTO else SandboxKind(sandbox.value)
-    kind, notes = _pick_sandbox(requested)
+    data, invalid, chosen = _select(suite, dataset, tasks, exclude)
+    kind, notes = _pick_sandbox(sandbox)
     uses_model = agent == "harness"
     model_config = ModelConfig(spec=model, base_url=base_url, context_window=context_window)
     harness = _harness(preset_name, max_turns, sets) if uses_model else None
@@ -262,28 +272,21 @@ def compare(
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
     max_turns: MaxTurnsOpt = None,
-    sandbox: Annotated[SandboxChoice, typer.Option(help="Where commands run.")] = (
-        SandboxChoice.AUTO
-    ),
-    n_attempts: Annotated[int, typer.Option("--n-attempts", "-k", min=1)] = 1,
-    n_concurrent: Annotated[int, typer.Option("--n-concurrent", "-n", min=1)] = 2,
-    run_id: Annotated[
-        str | None, typer.Option(help="Name of the comparison; re-use one to resume it.")
-    ] = None,
-    runs_dir: Annotated[Path, typer.Option(help="Where run folders go.")] = Path("runs"),
-    redo: Annotated[bool, typer.Option(help="Run finished trials again too.")] = False,
+    sandbox: SandboxOpt = SandboxChoice.AUTO,
+    n_attempts: AttemptsOpt = 1,
+    n_concurrent: ConcurrentOpt = 2,
+    run_id: RunIdOpt = None,
+    runs_dir: RunsDirOpt = Path("runs"),
+    redo: RedoOpt = False,
 ) -> None:
     """Run several harness settings on the same tasks with the same model and seeds, and
     print them side by side."""
-    data = _load(suite, dataset)
-    invalid = _report_invalid(data)
-    chosen = select_tasks(data.tasks, _split(tasks), _split(exclude))
+    data, invalid, chosen = _select(suite, dataset, tasks, exclude)
     overrides: dict[str, Any] = {"max_turns": max_turns} if max_turns else {}
     settings = [load_setting(item, overrides) for item in _split(presets) or []]
     if not settings:
         fail("--presets: name at least one preset or config file")
-    requested = None if sandbox is SandboxChoice.AUTO else SandboxKind(sandbox.value)
-    kind, notes = _pick_sandbox(requested)
+    kind, notes = _pick_sandbox(sandbox)
     model_config = ModelConfig(spec=model, base_url=base_url, context_window=context_window)
     make_model(model_config)
     run_id = _new_run_id(run_id)
