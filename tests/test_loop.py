@@ -145,6 +145,16 @@ def test_without_a_verifier_the_models_word_ends_the_loop(tmp_path: Path) -> Non
     assert evaluations == []
 
 
+def test_without_a_verifier_a_repeated_action_ends_the_loop_as_done(tmp_path: Path) -> None:
+    """`hillclimber run`: asking again for what was just done is the model's way of saying
+    it is done, and with nothing to check the work the harness takes it at its word."""
+    config = quiet(preset("fm"), monitor=())
+    outcome, model, _ = run_agent(tmp_path, config, [WRITE_OK] * 3, with_verifier=False)
+    assert outcome.info["loop_exit"] == "completed"
+    assert outcome.info["loop_reason"] == "same action repeated"
+    model.assert_complete()
+
+
 def test_naive_trusts_task_complete_even_with_a_verifier(tmp_path: Path) -> None:
     outcome, _, evaluations = run_agent(tmp_path, preset("naive"), [DONE])
     assert outcome.info["loop_exit"] == "completed" and evaluations == []

@@ -153,12 +153,13 @@ def summarize(
     )
 
 
-def write_json(path: Path, model: BaseModel | dict[str, Any]) -> None:
-    """Write atomically: a reader (or a resumed run) never sees half a file."""
+def write_json(path: Path, model: BaseModel | dict[str, Any], indent: int | None = 2) -> None:
+    """Write atomically: a reader (or a resumed run) never sees half a file. `indent=None`
+    writes compact JSON with the C encoder (Python's own encoder does indented dumps, slowly)."""
     text = (
-        model.model_dump_json(indent=2)
+        model.model_dump_json(indent=indent)
         if isinstance(model, BaseModel)
-        else json.dumps(model, indent=2)
+        else json.dumps(model, indent=indent)
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")

@@ -605,11 +605,13 @@ class AgentLoop:
     def finalize(self, reason: str, *, last_chance: bool = False) -> LoopResult | None:
         """End here if the task is done; else feed the failure back and go on (or end failed)."""
         self.events.emit("finalize", self.turn, reason=reason)
-        if self.env.verify is None or not self.config.verify_gated:
+        if not self.config.verify_gated:  # naive: only the model's word or the budget ends it
             if reason == "task_complete" or last_chance:
                 exit_ = LoopExit.COMPLETED if reason == "task_complete" else LoopExit.MAX_TURNS
                 return self._end(exit_, reason)
-            return None  # without a verifier only the model's own word ends the loop early
+            return None
+        if self.env.verify is None:  # nothing to check with: trust the signal (SPEC §3.7)
+            return self._end(LoopExit.MAX_TURNS if last_chance else LoopExit.COMPLETED, reason)
         self.state.verify_count += 1
         evaluation = self._verify(reason)
         if evaluation.passed:

@@ -44,6 +44,8 @@ class TrajectoryWriter:
 
     def __call__(self, event: Event) -> None:
         data = event.data
+        if event.kind == "turn_started":
+            return  # nothing to record yet
         if event.kind == "model_answered":
             step = self._step("agent")
             step.update(
@@ -96,4 +98,8 @@ class TrajectoryWriter:
             else:
                 step = self._step("system")
                 step.update({"message": f"finalize ({data.get('reason')})", "extra": data})
-        write_json(self.path, self.doc)
+        if event.kind == "model_answered":
+            return  # written with what became of the answer, a moment later in the same step
+        # compact: the whole document is rewritten after every step (a crash loses nothing),
+        # and an indented dump of a long run costs more than the rest of the harness
+        write_json(self.path, self.doc, indent=None)
