@@ -1,0 +1,80 @@
+"""The benchmarks under benchmarks/ run and end with their line of figures. Only the shape of
+that line is checked: the figures themselves (timings above all) are what the benchmarks are for,
+not something a test may assert."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+
+NUMBER = r"\d+(?:\.\d+)?"
+
+
+def final_line(script: str, *args: str) -> str:
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / script), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    return done.stdout.strip().splitlines()[-1]
+
+
+def test_parser_benchmark() -> None:
+    line = final_line("parser.py")
+    match = re.fullmatch(
+        rf"parser: recovery (\d+)/(\d+) \({NUMBER}%\) target>=98%; "
+        rf"strict (\d+)/(\d+) \({NUMBER}%\)",
+        line,
+    )
+    assert match, line
+    recovered, total, strict, strict_total = map(int, match.groups())
+    assert total == strict_total > 0 and recovered <= total and strict <= total
+
+
+@pytest.mark.slow
+def test_context_benchmark() -> None:
+    line = final_line("context.py", "--tasks", "hello-file,word-count", "--turns", "5")
+    match = re.fullmatch(
+        rf"context: over window (\d+)/(\d+) \(fm \d+/\d+, climber \d+/\d+, full \d+/\d+\) "
+        rf"target 0; largest prompt {NUMBER}% of 4096; runs ended early (\d+)",
+        line,
+    )
+    assert match, line
+    assert int(match.group(2)) >= 2 * 3 * 5  # two tasks, three presets, five turns
+
+
+@pytest.mark.slow
+def test_overhead_benchmark() -> None:
+    line = final_line("overhead.py", "--steps", "10")
+    assert re.fullmatch(
+        rf"overhead: harness median {NUMBER}ms p95 {NUMBER}ms target<=5ms; "
+        rf"\w+ start median {NUMBER}ms p95 {NUMBER}ms target<=10ms",
+        line,
+    ), line
+
+
+@pytest.mark.slow
+@pytest.mark.model
+def test_solve_rate_benchmark(tmp_path: Path) -> None:
+    """The real embedded model on one task, three turns per preset: the shape, not a rate."""
+    line = final_line(
+        "solve_rate.py",
+        "--tasks",
+        "hello-file",
+        "--presets",
+        "naive,climber",
+        "--max-turns",
+        "3",
+        "--runs-dir",
+        str(tmp_path),
+    )
+    assert re.fullmatch(r"solve_rate: naive \d+/1, climber \d+/1; best/naive \S+.*", line), line
