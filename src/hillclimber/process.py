@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import subprocess
 import threading
@@ -100,6 +101,27 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def _exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
+    """Wait for the process to exit. Where Linux gives a pidfd, sleep on it until the exit
+    (Popen.wait with a timeout polls, which adds milliseconds to every short command)."""
+    try:
+        pidfd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):
+        pidfd = None
+    if pidfd is not None:
+        try:
+            ready, _, _ = select.select([pidfd], [], [], timeout)
+        finally:
+            os.close(pidfd)
+        if not ready:
+            return False
+    try:
+        proc.wait(timeout=timeout if pidfd is None else 1.0)
+    except subprocess.TimeoutExpired:
+        return False
+    return True
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -135,11 +157,8 @@ def run_process(
             proc.stdin.close()
         except BrokenPipeError:
             pass
-    timed_out = False
     try:
-        proc.wait(timeout=max(timeout, 0.001))
-    except subprocess.TimeoutExpired:
-        timed_out = True
+        timed_out = not _exited_within(proc, max(timeout, 0.001))
     finally:
         # Kill the group even after a normal exit: background children must not outlive it.
         _kill_group(proc)
