@@ -2,9 +2,14 @@
 
 One `Llama` per model file and settings per process, shared by concurrent trials behind a lock
 (llama.cpp contexts are not thread-safe). The prompt prefix is reused across calls: llama.cpp
-keeps the last prompt's KV state, and a RAM cache keeps a few more, so a loop that re-sends
-the same system prompt only pays for what changed. Constrained output uses llama.cpp's
+keeps the last prompt's KV state, so a loop that re-sends the same system prompt (or the same
+prompt under another grammar) only pays for what changed. Constrained output uses llama.cpp's
 JSON-schema grammar, so a tool call is always well-formed JSON.
+
+No `LlamaRAMCache`: each state it keeps also holds a copy of the logits (n_tokens × vocab
+floats, up to 311 MB for Qwen at 512 rows) that its capacity does not count, so a long run
+grew to 24 GB and was killed; and saving and restoring those copies cost more than the
+prefix it saved.
 """
 
 from __future__ import annotations
@@ -33,7 +38,6 @@ if TYPE_CHECKING:
     from llama_cpp.llama_grammar import LlamaGrammar
 
 DEFAULT_THREADS = 2
-CACHE_BYTES = 512 << 20  # a few KV states of a small model at n_ctx 4096
 
 
 @dataclass
@@ -81,7 +85,6 @@ def load(path: Path, n_ctx: int, threads: int) -> _Loaded:
                 seed=0,
                 verbose=False,
             )
-            llm.set_cache(llama_cpp.LlamaRAMCache(capacity_bytes=CACHE_BYTES))
             _loaded[key] = _Loaded(llm, threading.Lock())
         return _loaded[key]
 
