@@ -14,7 +14,7 @@ import pytest
 
 from hillclimber.report import build_report, write_report
 from hillclimber.rundata import load_runs
-from hillclimber.tables import stats_table, task_matrix
+from hillclimber.tables import STATS_COLUMNS, stats_table, task_matrix
 
 from conftest import REPO
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
@@ -82,7 +82,9 @@ def test_without_progress_the_climb_plot_is_left_out(runs_dir: Path) -> None:
 
 def test_tables_have_a_row_per_run_and_per_task(runs_dir: Path) -> None:
     runs = load_runs([runs_dir / "cmp", runs_dir / "oracle"])
-    assert stats_table(runs).row_count == 3
+    stats = stats_table(runs)
+    assert len(stats.columns) == 4  # the figure's name + 3 runs
+    assert stats.row_count == len(STATS_COLUMNS)  # feedback, then every figure but the label
     matrix = task_matrix(runs)
     assert matrix.row_count == 3 and len(matrix.columns) == 4  # task + 3 runs
 

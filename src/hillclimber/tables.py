@@ -97,12 +97,16 @@ def matrix_rows(runs: Sequence[RunData]) -> list[list[str]]:
 
 
 def stats_table(runs: Sequence[RunData]) -> Table:
-    table = Table(*STATS_COLUMNS, title="runs")
-    table.columns[0].no_wrap = True  # the label names the run: squeeze the numbers instead
+    """The numbers with a column per run and a row per figure: side by side, so a comparison
+    of a few runs stays readable in an 80-column terminal."""
+    table = Table("", *(escape(run.label) for run in runs), title="runs")
+    table.columns[0].no_wrap = True
     for column in table.columns[1:]:
         column.justify = "right"
-    for run in runs:
-        table.add_row(*(escape(cell) for cell in stats_row(run)))
+    rows = [stats_row(run) for run in runs]
+    table.add_row("feedback", *(run.feedback() for run in runs))
+    for index, name in enumerate(STATS_COLUMNS[1:], start=1):
+        table.add_row(name, *(escape(row[index]) for row in rows))
     return table
 
 
