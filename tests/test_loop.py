@@ -231,6 +231,20 @@ def test_climbing_tries_another_reading_of_the_models_call(tmp_path: Path) -> No
     model.assert_complete()
 
 
+def test_climbing_also_tries_the_readings_of_another_tools_answer(tmp_path: Path) -> None:
+    """The model's own call fails; the answer it gives when asked for write_file is a
+    command's text written into the file; that answer's other reading is what works."""
+    answers = [
+        call("run_command", command="cat /app/hello.txt"),
+        call("write_file", path="/app/hello.txt", content="echo Hello, world!"),
+    ]
+    profile = ModelProfile(name="constrained", context_window=8192, supports_constraint=True)
+    outcome, model, _ = run_agent(tmp_path, quiet(preset("climber")), answers, profile=profile)
+    assert outcome.info["candidates"] == 1 and outcome.info["readings"] == 1
+    assert outcome.info["loop_exit"] == "verified"
+    model.assert_complete()
+
+
 def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
     answers = [
         WRITE_BAD,  # tests 1/2: kept

@@ -385,16 +385,23 @@ class AgentLoop:
         of the other acting tools' answers to the same prompt if it passes more tests; None
         if there is nothing worth applying."""
         assert self.climb is not None
-        now = self.state.passing
-        tried = [self.climb.attempt(call, text)] if own else []
-        for reading in variants(call, self._read):
-            if self._safe(reading) and all(c.call != reading for c in tried):
-                self.stats.readings += 1
-                tried.append(self.climb.attempt(reading, text, origin="reading"))
+        climb, now = self.climb, self.state.passing
+        tried: list[Candidate] = []
+
+        def attempt(candidate: ToolCall, answer: str, origin: str, *, itself: bool) -> None:
+            """Try `candidate` (when `itself`) and the other readings of it."""
+            if itself:
+                tried.append(climb.attempt(candidate, answer, origin=origin))
+            for reading in variants(candidate, self._read):
+                if self._safe(reading) and all(c.call != reading for c in tried):
+                    self.stats.readings += 1
+                    tried.append(climb.attempt(reading, answer, origin="reading"))
+
+        attempt(call, text, "model", itself=own)
         offered = {t.name for t in tools}
         for name in ACTING_TOOLS:
             asked = sum(c.origin != "reading" for c in tried) + (0 if own else 1)
-            if asked >= self.config.candidates or not self.climb.enabled:
+            if asked >= self.config.candidates or not climb.enabled:
                 break
             if any(solved(c) for c in tried):
                 break
@@ -409,7 +416,7 @@ class AgentLoop:
             if any(c.call.signature() == outcome.call.signature() for c in tried):
                 continue
             self.stats.candidates += 1
-            tried.append(self.climb.attempt(outcome.call, alternative, origin="tool"))
+            attempt(outcome.call, alternative, "tool", itself=True)
         self.stats.candidate_verifications += len(tried)
         chosen = pick(tried, now, own=own)
         self.events.emit(
