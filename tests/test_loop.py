@@ -149,9 +149,29 @@ def test_without_a_verifier_a_repeated_action_ends_the_loop_as_done(tmp_path: Pa
     """`hillclimber run`: asking again for what was just done is the model's way of saying
     it is done, and with nothing to check the work the harness takes it at its word."""
     config = quiet(preset("fm"), monitor=())
-    outcome, model, _ = run_agent(tmp_path, config, [WRITE_OK] * 3, with_verifier=False)
+    again = call("run_command", command="printf 'Hello, world!\\n' > /app/hello.txt")
+    outcome, model, _ = run_agent(tmp_path, config, [again] * 3, with_verifier=False)
     assert outcome.info["loop_exit"] == "completed"
     assert outcome.info["loop_reason"] == "same action repeated"
+    model.assert_complete()
+
+
+def test_a_write_that_changes_nothing_ends_through_verification(tmp_path: Path) -> None:
+    """A small model that has finished rarely says so: it writes the same content again."""
+    config = quiet(preset("fm"), monitor=())
+    outcome, model, evaluations = run_agent(tmp_path, config, [WRITE_OK, WRITE_OK])
+    assert outcome.info["loop_exit"] == "verified"
+    assert outcome.info["loop_reason"] == "nothing changed" and len(evaluations) == 1
+    model.assert_complete()
+
+
+def test_an_edit_that_changes_nothing_is_verified_and_fed_back(tmp_path: Path) -> None:
+    same = call("edit_file", path="/app/hello.txt", old_text="Hello", new_text="Hello")
+    config = quiet(preset("fm"), monitor=())
+    outcome, model, evaluations = run_agent(tmp_path, config, [WRITE_BAD, same, WRITE_OK, DONE])
+    assert [e.passed for e in evaluations] == [False, True]
+    assert "Verification failed" in prompts_text(model, 2)
+    assert outcome.info["loop_exit"] == "verified"
     model.assert_complete()
 
 

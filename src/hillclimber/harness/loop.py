@@ -542,6 +542,9 @@ class AgentLoop:
         state.repeats = state.repeats + 1 if signature == state.last_signature else 1
         state.last_signature = signature
         state.stuck = state.repeats >= 2 or not result.success
+        if result.metadata.get("unchanged"):
+            # writing what is already there: the model sees nothing left to do
+            return self.finalize("nothing changed")
         changes = call.name in WRITES or (self.climb is not None and call.name in ACTING_TOOLS)
         if changes and result.success:
             state.written_since_check = True

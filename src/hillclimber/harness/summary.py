@@ -47,7 +47,9 @@ def summarize(step: int, call: ToolCall, result: ToolResult) -> StepSummary:
     args, meta = call.arguments, result.metadata
     path = str(args.get("path", "file"))
     tool = call.name
-    if tool == "read_file":
+    if meta.get("unchanged"):
+        message = f"{path} unchanged (already so)"
+    elif tool == "read_file":
         message = (
             f"Read {path} ({meta.get('file_lines', '?')} lines)"
             if result.success

@@ -242,14 +242,17 @@ def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
 
 def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     path = env.sandbox.host_path(args["path"], env.workdir)
-    path.parent.mkdir(parents=True, exist_ok=True)
     content: str = args["content"]
+    size = len(content.encode())
+    meta: dict[str, Any] = {"path": args["path"], "bytes": size}
+    if path.is_file() and path.read_bytes() == content.encode():
+        meta["unchanged"] = True
+        return ToolResult(
+            True, f"{args['path']} already has exactly this content: nothing changed", meta
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(content)
-    return ToolResult(
-        True,
-        f"Wrote {len(content.encode())} bytes to {args['path']}",
-        {"path": args["path"], "bytes": len(content.encode())},
-    )
+    return ToolResult(True, f"Wrote {size} bytes to {args['path']}", meta)
 
 
 def _edit_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
@@ -258,6 +261,12 @@ def _edit_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
         return ToolResult(False, f"no such file: {args['path']}", {"path": args["path"]})
     text = path.read_text(errors="replace")
     old, new = args["old_text"], args["new_text"]
+    if old == new and old in text:
+        return ToolResult(
+            True,
+            "old_text and new_text are the same: nothing changed",
+            {"path": args["path"], "unchanged": True},
+        )
     count = text.count(old) if old else 0
     if count != 1:
         if count == 0 and new and new in text:
