@@ -192,6 +192,11 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
     ).success
     read = execute(ToolCall(name="read_file", arguments={"path": "a.txt", "start": 2}), env)
     assert read.success and read.output == "y=2"
+    zero = execute(ToolCall(name="read_file", arguments={"path": "a.txt", "start": 0}), env)
+    assert zero.output == "x=1\ny=2"  # line 0 is read as line 1
+    again = ToolCall(name="write_file", arguments={"path": "a.txt", "content": "x=1\ny=2\n"})
+    same = execute(again, env)
+    assert same.success and same.metadata["unchanged"] and "nothing changed" in same.output
     edit = execute(
         ToolCall(
             name="edit_file", arguments={"path": "a.txt", "old_text": "x=1", "new_text": "x=9"}
@@ -199,6 +204,10 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
         env,
     )
     assert edit.success and (tmp_path / "workspace/a.txt").read_text() == "x=9\ny=2\n"
+    noop = ToolCall(
+        name="edit_file", arguments={"path": "a.txt", "old_text": "y=2", "new_text": "y=2"}
+    )
+    assert execute(noop, env).metadata["unchanged"]
     missing = execute(
         ToolCall(name="edit_file", arguments={"path": "a.txt", "old_text": "z=1", "new_text": "z"}),
         env,

@@ -266,7 +266,9 @@ def test_positional_arguments_follow_the_parameter_order() -> None:
 def test_numbers_as_strings_become_ints_and_bad_ones_are_named() -> None:
     text = '{"name": "read_file", "arguments": {"path": "a", "start": "3", "end": 9}}'
     assert parsed(text).call.arguments == {"path": "a", "start": 3, "end": 9}
-    failure = failed('{"name": "read_file", "arguments": {"path": "a", "start": 0}}')
+    zero = '{"name": "read_file", "arguments": {"path": "a", "start": 0}}'
+    assert parsed(zero).call.arguments == {"path": "a", "start": 0}  # the tool reads it as 1
+    failure = failed('{"name": "read_file", "arguments": {"path": "a", "start": -1}}')
     assert failure.reason is ParseFailureReason.MISSING_REQUIRED_FIELDS
     assert "start" in failure.detail
 

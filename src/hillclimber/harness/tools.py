@@ -27,7 +27,8 @@ class _Args(BaseModel):
 
 class ReadFileArgs(_Args):
     path: str = Field(description="file to read")
-    start: int | None = Field(default=None, ge=1, description="first line (1-based)")
+    start: int | None = Field(default=None, ge=0, description="first line (1-based)")
+    """0 is taken as 1: small models count lines from 0, and refusing the call costs a turn."""
     end: int | None = Field(default=None, ge=1, description="last line")
 
 
@@ -232,7 +233,7 @@ def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
         return ToolResult(False, f"no such file: {args['path']}", {"path": args["path"]})
     text = path.read_text(errors="replace")
     lines = text.splitlines()
-    start = args.get("start") or 1
+    start = max(args.get("start") or 1, 1)
     end = args.get("end") or len(lines)
     chosen = "\n".join(lines[start - 1 : end])
     out, meta = truncate(chosen, max_chars=env.output_chars)
