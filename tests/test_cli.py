@@ -88,6 +88,8 @@ def test_bench_on_the_tb2_fixtures_with_each_sandbox(sandbox: str, tmp_path: Pat
     assert "3/3 passed" in result.stdout
     summary = json.loads((tmp_path / "r" / "result.json").read_text())
     assert summary["totals"]["passed"] == 3
+    config = json.loads((tmp_path / "r" / "config.json").read_text())
+    assert config["n_concurrent"] == 2  # no model to share: two trials at a time
     trial = json.loads((tmp_path / "r" / "fx-hello.1" / "result.json").read_text())
     assert trial["sandbox"] == sandbox
     assert trial["sandbox_isolated"] is (sandbox != "local")

@@ -48,8 +48,6 @@ def test_each_preset_runs_the_real_model_end_to_end(preset: str, tmp_path: Path)
             preset,
             "--max-turns",
             "8",
-            "-n",
-            "1",
             "--run-id",
             preset,
             "--runs-dir",
@@ -65,6 +63,7 @@ def test_each_preset_runs_the_real_model_end_to_end(preset: str, tmp_path: Path)
     assert summary["state"] == "finished" and summary["totals"]["finished"] == 2
     config = json.loads((run / "config.json").read_text())
     assert config["harness"]["preset"] == preset and config["model"]["spec"] == "local"
+    assert config["n_concurrent"] == 1  # one in-process model: one trial at a time
     for task in TASKS.split(","):
         trial = json.loads((run / f"{task}.1" / "result.json").read_text())
         assert trial["exit_reason"] in ("passed", "failed")
