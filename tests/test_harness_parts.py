@@ -25,6 +25,7 @@ from hillclimber.harness.tools import (
     call_schema,
     execute,
     tool_list,
+    tool_path,
     truncate,
 )
 from hillclimber.models import ModelProfile
@@ -219,6 +220,21 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
     assert not outside.success and "outside" in outside.output
     ran = execute(ToolCall(name="run_command", arguments={"command": "cat a.txt; exit 3"}), env)
     assert not ran.success and ran.metadata["exit_code"] == 3 and "x=9" in ran.output
+
+
+def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Path) -> None:
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    env = ToolEnv(sandbox=sandbox)
+    assert tool_path("app/app.ini", env) == "/app/app.ini"  # no folder /app/app
+    assert tool_path("/app/x.txt", env) == tool_path("x.txt", env) == "/app/x.txt"
+    write = ToolCall(name="write_file", arguments={"path": "app/out/a.txt", "content": "a"})
+    assert execute(write, env).success
+    assert (tmp_path / "workspace/out/a.txt").read_text() == "a"
+    (tmp_path / "workspace/app").mkdir()  # now app/ is a real folder of the workspace
+    assert tool_path("app/app.ini", env) == "/app/app/app.ini"
+    assert tool_path("../etc/passwd", env) == "/etc/passwd"
+    outside = ToolCall(name="read_file", arguments={"path": "../etc/passwd"})
+    assert not execute(outside, env).success
 
 
 def test_presets_are_the_spec_s() -> None:

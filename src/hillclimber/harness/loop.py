@@ -10,7 +10,6 @@ a verifier exists.
 
 from __future__ import annotations
 
-import posixpath
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -35,8 +34,10 @@ from hillclimber.harness.tools import (
     ToolResult,
     call_schema,
     execute,
+    host_file,
     lost_lines,
     tool_list,
+    tool_path,
 )
 from hillclimber.harness.variants import variants
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
@@ -458,7 +459,7 @@ class AgentLoop:
 
     def _read(self, path: str) -> str | None:
         try:
-            host = self.env.sandbox.host_path(path, self.env.workdir)
+            host = host_file(path, self.env)
             return host.read_text(errors="replace") if host.is_file() else None
         except (OSError, ValueError):
             return None
@@ -480,8 +481,7 @@ class AgentLoop:
         return verdict.action != "deny"
 
     def _target(self, call: ToolCall) -> str:
-        path = str(call.arguments.get("path", ""))
-        return posixpath.normpath(posixpath.join(self.env.workdir, path))
+        return tool_path(str(call.arguments.get("path", "")), self.env)
 
     def _act(self, call: ToolCall, text: str) -> ToolResult:
         start = time.monotonic()

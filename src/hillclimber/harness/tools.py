@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import difflib
 import json
+import posixpath
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -211,6 +213,21 @@ class ToolEnv:
     output_chars: int = MAX_CHARS
 
 
+def tool_path(path: str, env: ToolEnv) -> str:
+    """The sandbox path a tool's `path` argument means. Small models drop the leading slash:
+    `app/x.txt` said in the workspace /app, where there is no folder `app`, is /app/x.txt."""
+    first, _, rest = path.partition("/")
+    dropped_slash = rest and first == posixpath.basename(env.workdir)
+    if dropped_slash and not env.sandbox.host_path(first, env.workdir).exists():
+        return posixpath.join(posixpath.dirname(env.workdir), path)
+    return posixpath.normpath(posixpath.join(env.workdir, path))
+
+
+def host_file(path: str, env: ToolEnv) -> Path:
+    """The host file behind a tool's `path` argument; OutsideSandbox if it is not the trial's."""
+    return env.sandbox.host_path(tool_path(path, env))
+
+
 def execute(call: ToolCall, env: ToolEnv) -> ToolResult:
     """Run one validated call. Never raises for a tool's own failure; AgentTimeout passes."""
     try:
@@ -228,7 +245,7 @@ def execute(call: ToolCall, env: ToolEnv) -> ToolResult:
 
 
 def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
-    path = env.sandbox.host_path(args["path"], env.workdir)
+    path = host_file(args["path"], env)
     if not path.is_file():
         return ToolResult(False, f"no such file: {args['path']}", {"path": args["path"]})
     text = path.read_text(errors="replace")
@@ -242,7 +259,7 @@ def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
 
 
 def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
-    path = env.sandbox.host_path(args["path"], env.workdir)
+    path = host_file(args["path"], env)
     content: str = args["content"]
     size = len(content.encode())
     meta: dict[str, Any] = {"path": args["path"], "bytes": size}
@@ -257,7 +274,7 @@ def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
 
 
 def _edit_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
-    path = env.sandbox.host_path(args["path"], env.workdir)
+    path = host_file(args["path"], env)
     if not path.is_file():
         return ToolResult(False, f"no such file: {args['path']}", {"path": args["path"]})
     text = path.read_text(errors="replace")
@@ -352,7 +369,7 @@ def lost_lines(call: ToolCall, env: ToolEnv) -> tuple[int, int] | None:
     if call.name != "write_file":
         return None
     try:
-        path = env.sandbox.host_path(str(call.arguments.get("path", "")), env.workdir)
+        path = host_file(str(call.arguments.get("path", "")), env)
     except OutsideSandbox:
         return None
     if not path.is_file():
