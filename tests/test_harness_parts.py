@@ -245,6 +245,7 @@ def test_presets_are_the_spec_s() -> None:
     assert preset("fm").planner and preset("fm").mode == "micro"
     climber = preset("climber")
     assert climber.auto_verify and climber.dynamic_tools and climber.feedback() == "tests"
+    assert preset("fm").max_verify_retries == 2 and climber.max_verify_retries == 8
     full = preset("full")
     assert full.mode == "conversation" and full.token_display and full.compact_at == 0.8
 

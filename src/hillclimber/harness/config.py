@@ -156,6 +156,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         "tools": ALL_TOOLS,
         "planner": True,
         "auto_verify": True,
+        # it sees the tests after every change: a done-signal that fails them only says again
+        # what it knows, so it keeps climbing instead of ending after two
+        "max_verify_retries": 8,
         "candidates": 3,
         "guard_overwrites": True,
         "monitor": _MONITOR_ALL,
