@@ -7,8 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness.climb import Candidate, fits, lines_lost, pick, restored
+from hillclimber.harness.climb import (
+    ACTING_TOOLS,
+    Candidate,
+    Climb,
+    FileState,
+    Target,
+    fits,
+    lines_lost,
+    pick,
+    restored,
+    targets,
+)
 from hillclimber.harness.tools import ToolCall
+from hillclimber.verifier import Evaluation
 
 
 def candidate(name: str, passing: int, success: bool = True, lost: int = 0) -> Candidate:
@@ -89,3 +101,34 @@ def test_lines_lost_counts_removed_lines_and_deleted_files(tmp_path: Path) -> No
     (before / "gone.txt").write_text("x\ny\n")
     (after / "new.txt").write_text("new\n")
     assert lines_lost(before, after) == 3
+
+
+def test_targets_are_the_other_tools_and_the_other_files_the_task_names() -> None:
+    own = ToolCall(name="edit_file", arguments={"path": "/app/app.ini"})
+    files: list[FileState] = [
+        ("/app/app.ini", "file"),
+        ("/app/docker.env", "file"),
+        ("/app/report.csv", "missing"),
+        ("/app/91.5", "missing"),  # a number in the text, not a file name
+        ("/app/data", "other"),
+    ]
+    pool = targets(own, "/app/app.ini", set(ACTING_TOOLS), files)
+    assert pool == [
+        Target("run_command"),
+        Target("write_file"),
+        Target("edit_file", "/app/docker.env"),
+        Target("write_file", "/app/report.csv"),
+    ]
+    assert targets(own, "/app/app.ini", {"run_command"}, files) == [Target("run_command")]
+
+
+def test_the_least_asked_targets_come_first(tmp_path: Path) -> None:
+    def no_tests() -> Evaluation:
+        raise AssertionError("not run here")
+
+    climb = Climb(tmp_path, lambda call: (True, ""), no_tests)
+    pool = [Target("run_command"), Target("write_file"), Target("edit_file", "/app/b.txt")]
+    assert climb.order(pool) == pool
+    climb.asked[Target("run_command")] += 1
+    climb.asked[Target("write_file")] += 1
+    assert climb.order(pool)[0] == Target("edit_file", "/app/b.txt")

@@ -4,6 +4,7 @@ its real verifier. (The scripted model tests the loop; it claims nothing about a
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -46,10 +47,13 @@ def run_agent(
     task: Task | None = None,
     with_verifier: bool = True,
     profile: ModelProfile | None = None,
+    files: dict[str, str] | None = None,
 ) -> tuple[AgentOutcome, ScriptedModel, list[Evaluation]]:
     task = task or load_task(HELLO)
     kind, _ = pick_sandbox_kind()
     sandbox = create_sandbox(kind, trial_layout(tmp_path / "trial"))
+    for path, text in (files or {}).items():  # the task's environment, laid by hand
+        sandbox.host_path(path).write_text(text)
     evaluations: list[Evaluation] = []
 
     def check() -> Evaluation:
@@ -262,6 +266,43 @@ def test_climbing_also_tries_the_readings_of_another_tools_answer(tmp_path: Path
     outcome, model, _ = run_agent(tmp_path, quiet(preset("climber")), answers, profile=profile)
     assert outcome.info["candidates"] == 1 and outcome.info["readings"] == 1
     assert outcome.info["loop_exit"] == "verified"
+    model.assert_complete()
+
+
+def two_file_task(tmp_path: Path) -> Task:
+    """fx-hello turned into a task that changes two files."""
+    folder = tmp_path / "two-files"
+    shutil.copytree(HELLO, folder)
+    (folder / "instruction.md").write_text("Set A=1 in /app/a.txt and B=1 in /app/b.txt.\n")
+    (folder / "tests" / "test_outputs.py").write_text(
+        "from pathlib import Path\n\n\n"
+        "def test_a():\n    assert Path('/app/a.txt').read_text() == 'A=1\\n'\n\n\n"
+        "def test_b():\n    assert Path('/app/b.txt').read_text() == 'B=1\\n'\n"
+    )
+    return load_task(folder)
+
+
+def test_climbing_asks_for_the_other_file_the_task_names(tmp_path: Path) -> None:
+    """A model fixed on one file: the harness asks for an edit of the other one too."""
+    edit_a = call("edit_file", path="/app/a.txt", old_text="A=0", new_text="A=1")
+    answers = [
+        edit_a,  # turn 1, the model's own: tests 1/2
+        call("run_command", command="true"),  # asked for run_command
+        call("write_file", path="/app/c.txt", content="C"),  # asked for write_file
+        edit_a,  # turn 2, the model's own again: fails, A=0 is gone
+        call("edit_file", path="/app/b.txt", old_text="B=0", new_text="B=1"),  # asked for b.txt
+    ]
+    profile = ModelProfile(name="constrained", context_window=8192, supports_constraint=True)
+    task = two_file_task(tmp_path)
+    files = {"/app/a.txt": "A=0\n", "/app/b.txt": "B=0\n"}
+    outcome, model, _ = run_agent(
+        tmp_path, quiet(preset("climber")), answers, task=task, profile=profile, files=files
+    )
+    assert outcome.info["loop_exit"] == "verified"
+    pinned = model.requests[4].constraint
+    assert pinned is not None
+    arguments = pinned.json_schema["properties"]["arguments"]["properties"]
+    assert arguments["path"] == {"const": "/app/b.txt"}
     model.assert_complete()
 
 

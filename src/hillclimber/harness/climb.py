@@ -19,16 +19,21 @@ workspaces and for tests too slow to run once per candidate.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from hillclimber.harness.tools import ToolCall
 from hillclimber.verifier import Evaluation
+
+FileState = tuple[str, Literal["file", "missing", "other"]]
+"""A path the task names and what is there now: a file, nothing (yet), or something else."""
 
 ACTING_TOOLS = ("run_command", "write_file", "edit_file")
 """The tools whose calls change the workspace, in the order alternatives are asked for."""
@@ -132,6 +137,39 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     return next((c for c in candidates if c.success and c.passing >= passing_now), None)
 
 
+@dataclass(frozen=True)
+class Target:
+    """What another candidate is asked for: a tool, and for the file tools perhaps the file
+    (the answer's schema then fixes its path)."""
+
+    tool: str
+    path: str | None = None
+
+    def words(self) -> str:
+        """The ask in words, for back ends that cannot constrain the answer."""
+        return f"(use {self.tool} on {self.path})" if self.path else f"(use {self.tool})"
+
+
+_FILE_NAME = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+
+
+def targets(
+    call: ToolCall, own_path: str | None, offered: Collection[str], files: Sequence[FileState]
+) -> list[Target]:
+    """The candidates worth asking for besides the model's `call`: each other acting tool,
+    edit_file on each other existing file the task names, and write_file on each file it
+    names that is not there yet. A model that fixes on one file (or one tool) still gets a
+    candidate for the others."""
+    pool = [Target(tool) for tool in ACTING_TOOLS if tool != call.name and tool in offered]
+    for path, state in files:
+        if path == own_path or state == "other":
+            continue
+        tool = "edit_file" if state == "file" else "write_file"
+        if tool in offered and (state == "file" or _FILE_NAME.search(path)):
+            pool.append(Target(tool, path))
+    return pool
+
+
 def solved(candidate: Candidate) -> bool:
     return candidate.success and candidate.total > 0 and candidate.passing == candidate.total
 
@@ -149,8 +187,13 @@ class Climb:
         self.execute = execute
         self.verify = verify
         self.verifications = 0
+        self.asked: Counter[Target] = Counter()
         self.enabled = fits(workspace)
         self.why_off = "" if self.enabled else "the workspace is too large to copy per candidate"
+
+    def order(self, pool: Sequence[Target]) -> list[Target]:
+        """The targets, least asked first (over the turns every one gets its turn)."""
+        return sorted(pool, key=lambda target: self.asked[target])
 
     def measure(self) -> Evaluation:
         evaluation = self.verify()

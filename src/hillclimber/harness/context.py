@@ -8,25 +8,31 @@ micro-prompt carries what the model needs to act on them.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from hillclimber.harness.tools import truncate
-from hillclimber.sandbox import OutsideSandbox, Sandbox
+from hillclimber.sandbox import APP, OutsideSandbox, Sandbox
 
 _NAMED = re.compile(r"(?:/app/)?(?<![\w/.-])[\w][\w./-]*\.[A-Za-z0-9]{1,6}\b|/app/[\w./-]+")
 MAX_FILES = 4
 MAX_BYTES = 64_000
 
 
+def named_paths(instruction: str, workdir: str = APP) -> list[str]:
+    """The paths the instruction names, as sandbox paths, in order, each once."""
+    found: dict[str, None] = {}
+    for match in _NAMED.findall(instruction):
+        found[posixpath.normpath(posixpath.join(workdir, match.rstrip(".")))] = None
+    return list(found)
+
+
 def named_files(instruction: str, sandbox: Sandbox, workdir: str, chars: int = 1200) -> str:
     """`--- path (n lines) ---` blocks for the existing text files the instruction names."""
     blocks: list[str] = []
-    seen: set[str] = set()
-    for match in _NAMED.findall(instruction):
-        name = match.rstrip(".")
-        if name in seen or len(blocks) >= MAX_FILES:
-            continue
-        seen.add(name)
+    for name in named_paths(instruction, workdir):
+        if len(blocks) >= MAX_FILES:
+            break
         try:
             path = sandbox.host_path(name, workdir)
         except OutsideSandbox:

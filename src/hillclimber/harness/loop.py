@@ -18,9 +18,18 @@ from typing import Any
 
 from hillclimber.errors import ContextExceeded
 from hillclimber.harness.budget import BudgetExceeded
-from hillclimber.harness.climb import ACTING_TOOLS, Candidate, Climb, pick, solved
+from hillclimber.harness.climb import (
+    ACTING_TOOLS,
+    Candidate,
+    Climb,
+    FileState,
+    Target,
+    pick,
+    solved,
+    targets,
+)
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.harness.context import protected_files
+from hillclimber.harness.context import named_paths, protected_files
 from hillclimber.harness.events import EventBus
 from hillclimber.harness.monitor import Monitor, MonitorState
 from hillclimber.harness.parse import ParseFailure, parse_tool_call
@@ -36,11 +45,13 @@ from hillclimber.harness.tools import (
     execute,
     host_file,
     lost_lines,
+    pinned_schema,
     tool_list,
     tool_path,
 )
 from hillclimber.harness.variants import variants
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
+from hillclimber.sandbox import OutsideSandbox
 from hillclimber.verifier import Evaluation
 
 WRITES = ("write_file", "edit_file")
@@ -147,6 +158,7 @@ class AgentLoop:
         self.stats = LoopStats()
         self.guarded: set[str] = set()
         self.protected = protected_files(instruction)
+        self.named = named_paths(instruction, env.workdir)
         self.turn = 0
         self.climb = (
             Climb(env.sandbox.host_path(env.workdir), self._try, env.verify)
@@ -399,16 +411,16 @@ class AgentLoop:
                     tried.append(climb.attempt(reading, answer, origin="reading"))
 
         attempt(call, text, "model", itself=own)
-        offered = {t.name for t in tools}
-        for name in ACTING_TOOLS:
+        own_path = self._target(call) if "path" in call.arguments else None
+        pool = targets(call, own_path, {t.name for t in tools}, self._named_files())
+        for target in climb.order(pool):
             asked = sum(c.origin != "reading" for c in tried) + (0 if own else 1)
             if asked >= self.config.candidates or not climb.enabled:
                 break
             if any(solved(c) for c in tried):
                 break
-            if name == call.name or name not in offered:
-                continue
-            alternative = self._ask_alternative(name)
+            climb.asked[target] += 1
+            alternative = self._ask_alternative(target)
             if alternative is None:
                 continue
             outcome = parse_tool_call(alternative, tools, forgiving=self.config.forgiving_parser)
@@ -440,22 +452,38 @@ class AgentLoop:
             self.prompter.record(text, message)
         return chosen
 
-    def _ask_alternative(self, name: str) -> str | None:
-        """The same prompt as this turn's, answered with the tool `name`."""
+    def _ask_alternative(self, target: Target) -> str | None:
+        """The same prompt as this turn's, answered with the target's tool (and file)."""
         assert self._request is not None
         if self.config.constrained and self.model.profile.supports_constraint:
-            update: dict[str, Any] = {
-                "constraint": OutputConstraint(json_schema=call_schema(tool_list([name])))
-            }
+            schema = pinned_schema(target.tool, target.path)
+            update: dict[str, Any] = {"constraint": OutputConstraint(json_schema=schema)}
         else:
             messages = list(self._request.messages)
             last = messages[-1]
-            messages[-1] = last.model_copy(update={"content": f"{last.content} (use {name})"})
+            asked = f"{last.content} {target.words()}"
+            messages[-1] = last.model_copy(update={"content": asked})
             update = {"messages": messages}
         try:
             return self._complete(self._request.model_copy(update=update), role="candidate")
         except ContextExceeded:
             return None
+
+    def _named_files(self) -> list[FileState]:
+        """The files the task names (not those it says to leave alone), as they are now."""
+        states: list[FileState] = []
+        for path in self.named:
+            if path in self.protected:
+                continue
+            try:
+                host = self.env.sandbox.host_path(path)
+            except (OutsideSandbox, ValueError):
+                continue
+            if host.is_file():
+                states.append((path, "file"))
+            elif not host.exists() and host.parent.is_dir():
+                states.append((path, "missing"))
+        return states
 
     def _read(self, path: str) -> str | None:
         try:

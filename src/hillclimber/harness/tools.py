@@ -151,6 +151,14 @@ def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:
     return schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
 
 
+def pinned_schema(name: str, path: str | None = None) -> dict[str, Any]:
+    """The schema of one call to the tool `name`; with `path`, a call on that file only."""
+    schema = TOOLS[name].call_schema()
+    if path is not None:
+        schema["properties"]["arguments"]["properties"]["path"] = {"const": path}
+    return schema
+
+
 class ToolCall(BaseModel):
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
