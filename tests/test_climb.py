@@ -101,6 +101,12 @@ def test_lines_lost_counts_removed_lines_and_deleted_files(tmp_path: Path) -> No
     (before / "gone.txt").write_text("x\ny\n")
     (after / "new.txt").write_text("new\n")
     assert lines_lost(before, after) == 3
+    # neither git's files nor binary files have lines anybody would miss
+    for root, index in ((before, b"DIRC\0\x01a\nb\n"), (after, b"DIRC\0\x02c\n")):
+        (root / ".git").mkdir()
+        (root / ".git" / "ORIG_HEAD").write_text(f"{root.name}\n")
+        (root / "data.bin").write_bytes(index)
+    assert lines_lost(before, after) == 3
 
 
 def test_targets_are_the_other_tools_and_the_other_files_the_task_names() -> None:
@@ -132,3 +138,18 @@ def test_the_least_asked_targets_come_first(tmp_path: Path) -> None:
     climb.asked[Target("run_command")] += 1
     climb.asked[Target("write_file")] += 1
     assert climb.order(pool)[0] == Target("edit_file", "/app/b.txt")
+
+
+def test_what_the_tests_write_is_not_counted_against_a_candidate(tmp_path: Path) -> None:
+    """The tests may write into the workspace themselves (git refreshes its files on
+    `git status`): a candidate is charged only with what it did."""
+    (tmp_path / "notes.txt").write_text("one\ntwo\n")
+
+    def tests_that_write() -> Evaluation:
+        (tmp_path / "notes.txt").write_text("rewritten by the tests\n")
+        return Evaluation(passed=False, tests_passing=1, tests_total=2)
+
+    climb = Climb(tmp_path, lambda call: (True, ""), tests_that_write)
+    tried = climb.attempt(ToolCall(name="run_command", arguments={"command": "true"}), "")
+    assert tried.lost == 0 and tried.passing == 1
+    assert (tmp_path / "notes.txt").read_text() == "one\ntwo\n"  # put back

@@ -76,22 +76,30 @@ def restored(root: Path) -> Iterator[Path]:
 
 
 def lines_lost(before: Path, after: Path, max_bytes: int = 1 << 20) -> int:
-    """How many lines of the files in `before` are gone from the same files in `after` (a
-    deleted file loses all its lines). Large files are not compared."""
+    """How many lines of the text files in `before` are gone from the same files in `after`
+    (a deleted file loses all its lines). Large files, binary files and git's own files are
+    not compared: their "lines" are nobody's work."""
     lost = 0
     for old in before.rglob("*"):
         if not old.is_file() or old.is_symlink() or old.stat().st_size > max_bytes:
             continue
-        kept = Counter(_lines(after / old.relative_to(before)))
-        lost += sum((Counter(_lines(old)) - kept).values())
+        relative = old.relative_to(before)
+        if ".git" in relative.parts:
+            continue
+        was = _lines(old)
+        if was is None:
+            continue
+        lost += sum((Counter(was) - Counter(_lines(after / relative) or [])).values())
     return lost
 
 
-def _lines(path: Path) -> list[str]:
+def _lines(path: Path) -> list[str] | None:
+    """The lines of a text file; [] when it is gone; None for a binary file."""
     try:
-        return path.read_bytes().decode("utf-8", "replace").splitlines()
+        data = path.read_bytes()
     except OSError:  # gone, or now a folder
         return []
+    return None if b"\0" in data else data.decode("utf-8", "replace").splitlines()
 
 
 @dataclass
@@ -209,8 +217,8 @@ class Climb:
         """Apply `call`, run the tests, and put the workspace back."""
         with restored(self.workspace) as saved:
             success, output = self.execute(call)
+            lost = lines_lost(saved, self.workspace)  # before the tests, which may write too
             evaluation = self.measure()
-            lost = lines_lost(saved, self.workspace)
         return Candidate(
             call,
             text,
