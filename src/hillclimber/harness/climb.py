@@ -1,19 +1,19 @@
 """Climbing: try candidate actions on the workspace, keep the one the task's tests like best.
 
-A tiny model's first idea is often the right step with the wrong tool: it edits a file it
-should append to, or writes the text of a command into a file instead of running it. When the
-task's tests are at hand (climber, recorded as `feedback: tests`) the harness need not take that
-idea on trust. It tries the model's call on the workspace, runs the tests and puts the workspace
-back; unless that passes every test, it asks for the same step again with other targets —
-each other acting tool, an edit of each other file the task names, a write of each file it
-names that is not there yet (the prompt stays the same, only the answer's schema names the
-tool and the file), the least asked first so that over the turns each gets its turn — tries
-those too, and keeps the one that passes the most tests. A step that passes more tests can still be wrong (an
+A tiny model's first idea is often the right step with the wrong tool: it edits a file it should
+append to, or writes the text of a command into a file instead of running it. When the task's
+tests are at hand (climber, recorded as `feedback: tests`) the harness need not take that idea
+on trust. It tries the model's call on the workspace, runs the tests and puts the workspace
+back; unless that passes every test, it asks for the same step again with other targets — each
+other acting tool, an edit of each other file the task names, a write of each file it names that
+is not there yet (the prompt stays the same, only the answer's schema names the tool and the
+file), the least asked first so that over the turns each gets its turn — tries those too, and
+keeps the one that passes the most tests. A step that passes more tests can still be wrong (an
 append written as an overwrite may pass the check on the last line), which is why the other
-tools are tried even after a gain. It never keeps a step that passes fewer tests than before:
-if every candidate is worse, none is applied and the model is told so. When the model's own
-call is refused (by the monitor or a guard) the other tools are still tried, and one is applied
-only if it gains tests.
+tools are tried even after a gain. It never keeps a step that passes fewer tests than before: if
+every candidate is worse, none is applied and the model is told so. When the model's own call is
+refused (by the monitor or a guard) the other tools are still tried, and one is applied only if
+it gains tests.
 
 Only the workspace (`/app`) is put back; it is copied whole, so climbing is off for large
 workspaces and for tests too slow to run once per candidate.
