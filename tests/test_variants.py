@@ -93,3 +93,16 @@ def test_a_script_of_plain_sentences_is_also_tried_as_a_script_that_prints_them(
     for script in ("#!/bin/bash\necho hi\n", "echo hi\n", "set -e\nls\n"):
         assert readings("write_file", path="/app/run.sh", content=script) == []
     assert readings("write_file", path="/app/notes.txt", content="Hello there\n") == []
+
+
+def test_content_in_a_markdown_fence_is_also_tried_without_it() -> None:
+    """The task showed the file's lines in a fence; the 0.5B copied the fence too."""
+    fenced = "```\n# Usage\n\nRun `python3 main.py` to print the project name.\n```"
+    found = readings("write_file", path="/app/repo/docs/usage.md", content=fenced)
+    assert [c.arguments["content"] for c in found] == [
+        "# Usage\n\nRun `python3 main.py` to print the project name.\n"
+    ]
+    labelled = readings("write_file", path="/app/a.py", content="```python\nprint(1)\n```\n")
+    assert [c.arguments["content"] for c in labelled] == ["print(1)\n"]
+    for plain in ("print(1)\n", "```\n```", "see ```x``` here\n"):
+        assert readings("write_file", path="/app/a.py", content=plain) == []

@@ -3,7 +3,8 @@
 Read from trajectories of the 0.5B model: it writes the text of a command into the file that
 should hold the command's output; it overwrites a log with the one line it meant to add; it
 swaps old_text and new_text; it runs a `.sh` file with python; it fills a script with the
-sentence the script should print. While climbing, the harness tries
+sentence the script should print; it wraps a file's content in the Markdown fence the task
+showed it in. While climbing, the harness tries
 these readings beside the model's own call, on the workspace, and the task's tests decide —
 a reading that is wrong passes no more tests and is not kept. Nothing here knows any task.
 """
@@ -44,6 +45,8 @@ def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall
             found.append(ToolCall(name="write_file", arguments={"path": path, "content": script}))
         if (appended := _appended(read(path), content)) is not None:
             found.append(ToolCall(name="write_file", arguments={"path": path, "content": appended}))
+        if (unfenced := _unfenced(content)) is not None:
+            found.append(ToolCall(name="write_file", arguments={"path": path, "content": unfenced}))
     elif call.name == "edit_file":
         old, new = str(args.get("old_text", "")), str(args.get("new_text", ""))
         text = read(str(args.get("path", "")))
@@ -85,6 +88,16 @@ def _printing_script(path: str, content: str) -> str | None:
         if line.lstrip().startswith("#") or first in COMMANDS or first in _SHELL_WORDS:
             return None
     return "#!/bin/bash\n" + "".join(f"echo {shlex.quote(line)}\n" for line in lines)
+
+
+_FENCE = re.compile(r"\A\s*```[^\n`]*\n(.*?)\n?```\s*\Z", re.DOTALL)
+
+
+def _unfenced(content: str) -> str | None:
+    """Content wrapped in a Markdown fence, as the model saw it in the task: perhaps only what
+    is inside it belongs in the file."""
+    match = _FENCE.match(content)
+    return match.group(1) + "\n" if match and match.group(1).strip() else None
 
 
 def _appended(existing: str | None, content: str) -> str | None:
