@@ -222,6 +222,27 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
     assert not ran.success and ran.metadata["exit_code"] == 3 and "x=9" in ran.output
 
 
+def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    env = ToolEnv(sandbox=sandbox)
+    database = b"SQLite format 3\0\x10\x00customers chair"
+    (tmp_path / "workspace" / "shop.db").write_bytes(database)
+    for call in (
+        ToolCall(name="read_file", arguments={"path": "/app/shop.db"}),
+        ToolCall(
+            name="edit_file",
+            arguments={"path": "/app/shop.db", "old_text": "chair", "new_text": "table"},
+        ),
+    ):
+        result = execute(call, env)
+        assert not result.success and result.metadata["binary"]
+        assert "not a text file (it starts with 'SQLite format 3')" in result.output
+    assert (tmp_path / "workspace" / "shop.db").read_bytes() == database
+    from hillclimber.harness.context import named_files
+
+    assert named_files("Query /app/shop.db.", sandbox, "/app") == ""
+
+
 def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Path) -> None:
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     env = ToolEnv(sandbox=sandbox)

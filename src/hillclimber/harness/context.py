@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 
-from hillclimber.harness.tools import truncate
+from hillclimber.harness.tools import is_binary, truncate
 from hillclimber.sandbox import APP, OutsideSandbox, Sandbox
 
 _NAMED = re.compile(r"(?:/app/)?(?<![\w/.-])[\w][\w./-]*\.[A-Za-z0-9]{1,6}\b|/app/[\w./-]+")
@@ -37,7 +37,7 @@ def named_files(instruction: str, sandbox: Sandbox, workdir: str, chars: int = 1
             path = sandbox.host_path(name, workdir)
         except OutsideSandbox:
             continue
-        if not path.is_file() or path.stat().st_size > MAX_BYTES:
+        if not path.is_file() or path.stat().st_size > MAX_BYTES or is_binary(path):
             continue
         try:
             text = path.read_text()

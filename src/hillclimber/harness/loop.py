@@ -44,6 +44,7 @@ from hillclimber.harness.tools import (
     call_schema,
     execute,
     host_file,
+    is_binary,
     lost_lines,
     pinned_schema,
     tool_list,
@@ -480,7 +481,7 @@ class AgentLoop:
             except (OutsideSandbox, ValueError):
                 continue
             if host.is_file():
-                states.append((path, "file"))
+                states.append((path, "other" if is_binary(host) else "file"))
             elif not host.exists() and host.parent.is_dir():
                 states.append((path, "missing"))
         return states

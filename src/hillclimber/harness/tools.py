@@ -252,11 +252,34 @@ def execute(call: ToolCall, env: ToolEnv) -> ToolResult:
         return ToolResult(False, f"{type(err).__name__}: {err.strerror or err}")
 
 
-def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
+def is_binary(path: Path) -> bool:
+    """A file with a NUL byte near its start is not text (a database, an image, a program)."""
+    with path.open("rb") as file:
+        return b"\0" in file.read(8192)
+
+
+def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[Path, str] | ToolResult:
+    """The file a text tool works on and its text, or why it cannot."""
     path = host_file(args["path"], env)
+    meta = {"path": args["path"]}
     if not path.is_file():
-        return ToolResult(False, f"no such file: {args['path']}", {"path": args["path"]})
-    text = path.read_text(errors="replace")
+        return ToolResult(False, f"no such file: {args['path']}", meta)
+    if is_binary(path):
+        head = path.read_bytes()[:16].split(b"\0")[0].decode("ascii", "replace")
+        return ToolResult(
+            False,
+            f"{args['path']} is not a text file (it starts with {head!r}): read and change it "
+            "with a command made for it (run_command), not as text",
+            {**meta, "binary": True},
+        )
+    return path, path.read_text(errors="replace")
+
+
+def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
+    found = _text_file(args, env)
+    if isinstance(found, ToolResult):
+        return found
+    _, text = found
     lines = text.splitlines()
     start = max(args.get("start") or 1, 1)
     end = args.get("end") or len(lines)
@@ -282,10 +305,10 @@ def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
 
 
 def _edit_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
-    path = host_file(args["path"], env)
-    if not path.is_file():
-        return ToolResult(False, f"no such file: {args['path']}", {"path": args["path"]})
-    text = path.read_text(errors="replace")
+    found = _text_file(args, env)
+    if isinstance(found, ToolResult):
+        return found
+    path, text = found
     old, new = args["old_text"], args["new_text"]
     if old == new and old in text:
         return ToolResult(
