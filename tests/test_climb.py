@@ -86,6 +86,16 @@ def test_pick_after_a_refused_call_applies_only_a_gain() -> None:
     assert pick([candidate("run_command", 1), gain], 1, own=False) is gain
 
 
+def test_a_step_that_gains_nothing_may_not_remove_lines() -> None:
+    """The 0.5B's own edit APP_PORT -> 9090 broke a line and passed no more tests."""
+    damage = candidate("edit_file", 3, lost=1)
+    assert pick([damage], 3) is None
+    new_file = candidate("write_file", 3)  # a plateau step that destroys nothing is fine
+    assert pick([damage, new_file], 3) is new_file
+    fix = candidate("edit_file", 4, lost=1)  # removing lines is fine when tests gain
+    assert pick([damage, fix], 3) is fix
+
+
 def test_of_equal_steps_the_one_that_destroys_less_is_applied() -> None:
     overwrite = candidate("write_file", 1, lost=5)
     append = candidate("run_command", 1)

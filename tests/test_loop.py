@@ -316,7 +316,7 @@ def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
     ]
     config = quiet(preset("climber"), candidates=2)
     outcome, model, _ = run_agent(tmp_path, config, answers)
-    assert "REJECTED: each way tried makes fewer tests pass than now (1)" in prompts_text(model, 4)
+    assert "REJECTED: no way tried keeps the 1 passing tests" in prompts_text(model, 4)
     assert "Hello world" in prompts_text(model, 4)  # the file was put back, as the model sees
     assert prompts_text(model, 3).endswith("(use write_file)")  # no schema: asked in words
     assert outcome.info["loop_exit"] == "verified"

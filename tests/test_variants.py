@@ -9,7 +9,11 @@ import pytest
 from hillclimber.harness.tools import ToolCall
 from hillclimber.harness.variants import variants
 
-FILES = {"/app/log.txt": "one\ntwo\nthree\nDONE\n", "/app/config.txt": "DEBUG=false\n"}
+FILES = {
+    "/app/log.txt": "one\ntwo\nthree\nDONE\n",
+    "/app/config.txt": "DEBUG=false\n",
+    "/app/docker.env": "APP_PORT=8080\nADMIN_PORT=18080\nNAME=inventory\n",
+}
 
 
 def readings(name: str, **arguments: Any) -> list[ToolCall]:
@@ -106,3 +110,13 @@ def test_content_in_a_markdown_fence_is_also_tried_without_it() -> None:
     assert [c.arguments["content"] for c in labelled] == ["print(1)\n"]
     for plain in ("print(1)\n", "```\n```", "see ```x``` here\n"):
         assert readings("write_file", path="/app/a.py", content=plain) == []
+
+
+def test_an_edit_of_a_misremembered_line_is_also_tried_on_the_closest_line() -> None:
+    found = readings(
+        "edit_file", path="/app/docker.env", old_text="APP_PORT=18080", new_text="APP_PORT=9090"
+    )
+    assert [c.arguments["old_text"] for c in found] == ["APP_PORT=8080"]
+    assert found[0].arguments["new_text"] == "APP_PORT=9090"
+    for far in ("DB_HOST=db", "APP_PORT=1\nNAME=x"):  # nothing close; more than one line
+        assert readings("edit_file", path="/app/docker.env", old_text=far, new_text="Q=1") == []

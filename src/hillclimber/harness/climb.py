@@ -10,8 +10,9 @@ is not there yet (the prompt stays the same, only the answer's schema names the 
 file), the least asked first so that over the turns each gets its turn — tries those too, and
 keeps the one that passes the most tests. A step that passes more tests can still be wrong (an
 append written as an overwrite may pass the check on the last line), which is why the other
-tools are tried even after a gain. It never keeps a step that passes fewer tests than before: if
-every candidate is worse, none is applied and the model is told so. When the model's own call is
+tools are tried even after a gain. It never keeps a step that passes fewer tests than before,
+nor one that gains none and removes existing lines: if every candidate is like that, none is
+applied and the model is told so. When the model's own call is
 refused (by the monitor or a guard) the other tools are still tried, and one is applied only if
 it gains tests.
 
@@ -129,11 +130,15 @@ class Candidate:
 
 
 def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Candidate | None:
-    """The candidate to apply: the one that passes the most tests (of those, the one that
-    removes the fewest lines; then the first) when that is more than now; else the model's own
-    call (the first, when `own`) unless it loses tests; else the first that does not lose
-    tests; else None (every candidate makes things worse). When the model's own call was
-    refused (`own` False) only a candidate that gains tests is applied."""
+    """The candidate to apply, or None when nothing is worth applying.
+
+    The one that passes the most tests (of those, the one that removes the fewest lines; then
+    the first) when that is more than now. Otherwise a step that gains nothing: the model's own
+    call (the first, when `own`) if it failed (its error is worth showing) or keeps every test
+    and every existing line; else the first candidate that does both. A step that gains no
+    test may not remove lines: the tests cannot tell a fix on the way from damage, and a tiny
+    model's are mostly damage. When the model's own call was refused (`own` False) only a
+    candidate that gains tests is applied."""
     if not candidates:
         return None
     best = max(candidates, key=Candidate.rank)
@@ -142,9 +147,14 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     if not own:
         return None
     first = candidates[0]
-    if not first.success or first.passing >= passing_now:
+    if not first.success or harmless(first, passing_now):
         return first
-    return next((c for c in candidates if c.success and c.passing >= passing_now), None)
+    return next((c for c in candidates if harmless(c, passing_now)), None)
+
+
+def harmless(candidate: Candidate, passing_now: int) -> bool:
+    """Keeps every test that passes now and every line of the files there now."""
+    return candidate.success and candidate.passing >= passing_now and candidate.lost == 0
 
 
 @dataclass(frozen=True)

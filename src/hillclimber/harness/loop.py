@@ -444,8 +444,8 @@ class AgentLoop:
         if chosen is None and own:
             tried_lines = "; ".join(c.line() for c in tried)
             message = (
-                f"REJECTED: each way tried makes fewer tests pass than now ({now}): "
-                f"{tried_lines}. Nothing was changed. Do something else."
+                f"REJECTED: no way tried keeps the {now} passing tests and the existing lines "
+                f"without gaining a test: {tried_lines}. Nothing was changed. Do something else."
             )
             self.state.feedback.append(message)
             self.state.stuck = True

@@ -4,13 +4,14 @@ Read from trajectories of the 0.5B model: it writes the text of a command into t
 should hold the command's output; it overwrites a log with the one line it meant to add; it
 swaps old_text and new_text; it runs a `.sh` file with python; it fills a script with the
 sentence the script should print; it wraps a file's content in the Markdown fence the task
-showed it in. While climbing, the harness tries
+showed it in; it misremembers the line it edits. While climbing, the harness tries
 these readings beside the model's own call, on the workspace, and the task's tests decide —
 a reading that is wrong passes no more tests and is not kept. Nothing here knows any task.
 """
 
 from __future__ import annotations
 
+import difflib
 import posixpath
 import re
 import shlex
@@ -50,10 +51,13 @@ def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall
     elif call.name == "edit_file":
         old, new = str(args.get("old_text", "")), str(args.get("new_text", ""))
         text = read(str(args.get("path", "")))
-        if text is not None and old and new and old not in text and new in text:
-            found.append(
-                ToolCall(name="edit_file", arguments={**args, "old_text": new, "new_text": old})
-            )
+        if text is not None and old and new and old not in text:
+            if new in text:
+                found.append(
+                    ToolCall(name="edit_file", arguments={**args, "old_text": new, "new_text": old})
+                )
+            elif (line := _closest_line(text, old)) is not None:
+                found.append(ToolCall(name="edit_file", arguments={**args, "old_text": line}))
     elif call.name == "run_command" and (
         command := _right_interpreter(str(args.get("command", "")))
     ):
@@ -88,6 +92,17 @@ def _printing_script(path: str, content: str) -> str | None:
         if line.lstrip().startswith("#") or first in COMMANDS or first in _SHELL_WORDS:
             return None
     return "#!/bin/bash\n" + "".join(f"echo {shlex.quote(line)}\n" for line in lines)
+
+
+def _closest_line(text: str, old: str) -> str | None:
+    """The one line of `text` that a one-line `old_text` not in it most likely means (the model
+    misremembered a number or the spaces: `APP_PORT=18080` for `APP_PORT=8080`)."""
+    wanted = old.strip()
+    if not wanted or "\n" in wanted:
+        return None
+    lines = text.splitlines()
+    near = difflib.get_close_matches(wanted, lines, n=1, cutoff=0.8)
+    return near[0] if near and lines.count(near[0]) == 1 else None
 
 
 _FENCE = re.compile(r"\A\s*```[^\n`]*\n(.*?)\n?```\s*\Z", re.DOTALL)
