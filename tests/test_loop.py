@@ -324,6 +324,26 @@ def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
     model.assert_complete()
 
 
+def offered(model: ScriptedModel, index: int) -> str:
+    system = model.requests[index].messages[0].content
+    return system.split("The ONLY tools you may call now are: ")[1].split(".")[0]
+
+
+def test_dynamic_tools_follow_the_state(tmp_path: Path) -> None:
+    """After a write (without auto-verify) only checking is offered; after turns without
+    progress, no more looking around: every acting tool, no read_file."""
+    writes = [call("write_file", path="/app/hello.txt", content=f"try {n}\n") for n in range(4)]
+    config = quiet(preset("climber"), candidates=1, auto_verify=False, no_progress_turns=4)
+    check = call("verify_progress")
+    answers = [writes[0], check, writes[1], check, writes[2], check, WRITE_OK, DONE]
+    _, model, _ = run_agent(tmp_path / "sequence", config, answers)
+    assert offered(model, 0).startswith("read_file, write_file, edit_file, run_command")
+    assert offered(model, 1) == "verify_progress, task_complete"
+    assert "read_file" in offered(model, 4)  # one check without a gain
+    stuck = offered(model, 6)  # two checks without a gain
+    assert "read_file" not in stuck and "run_command" in stuck and "write_file" in stuck
+
+
 def test_a_denied_action_is_fed_back_and_not_run(tmp_path: Path) -> None:
     answers = [call("run_command", command="rm -rf /"), WRITE_OK, DONE]
     outcome, model, _ = run_agent(tmp_path, quiet(preset("fm")), answers)

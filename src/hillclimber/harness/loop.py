@@ -231,11 +231,9 @@ class AgentLoop:
             elif self.config.no_progress_turns and self.state.turns_since_improvement >= max(
                 self.config.no_progress_turns // 2, 2
             ):
-                names = [
-                    n
-                    for n in names
-                    if n in ("read_file", *WRITES, "verify_progress", "task_complete")
-                ] or names
+                # stuck: stop looking around and change something, with any acting tool (a
+                # task done through commands needs run_command most of all)
+                names = [n for n in names if n != "read_file"] or names
         return tool_list(names)
 
     def _view(self, tools: list[Any]) -> TurnView:
