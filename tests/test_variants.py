@@ -13,6 +13,7 @@ FILES = {
     "/app/log.txt": "one\ntwo\nthree\nDONE\n",
     "/app/config.txt": "DEBUG=false\n",
     "/app/docker.env": "APP_PORT=8080\nADMIN_PORT=18080\nNAME=inventory\n",
+    "/app/app.ini": "[server]\nport = 8080\n[admin]\nport = 18080\n",
 }
 
 
@@ -117,6 +118,11 @@ def test_an_edit_of_a_misremembered_line_is_also_tried_on_the_closest_line() -> 
         "edit_file", path="/app/docker.env", old_text="APP_PORT=18080", new_text="APP_PORT=9090"
     )
     assert [c.arguments["old_text"] for c in found] == ["APP_PORT=8080"]
-    assert found[0].arguments["new_text"] == "APP_PORT=9090"
+    assert found[0].arguments["new_text"] == "APP_PORT=9090"  # 18080 -> 9090 is not in it
+    spaced = readings("edit_file", path="/app/app.ini", old_text="port=8080", new_text="port=9090")
+    assert [(c.arguments["old_text"], c.arguments["new_text"]) for c in spaced] == [
+        ("port = 8080", "port = 9090"),  # the change made in the line: its spaces kept
+        ("port = 8080", "port=9090"),  # the model's line as it wrote it
+    ]
     for far in ("DB_HOST=db", "APP_PORT=1\nNAME=x"):  # nothing close; more than one line
         assert readings("edit_file", path="/app/docker.env", old_text=far, new_text="Q=1") == []

@@ -57,7 +57,13 @@ def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall
                     ToolCall(name="edit_file", arguments={**args, "old_text": new, "new_text": old})
                 )
             elif (line := _closest_line(text, old)) is not None:
-                found.append(ToolCall(name="edit_file", arguments={**args, "old_text": line}))
+                for replacement in dict.fromkeys((_changed(line, old, new), new)):
+                    found.append(
+                        ToolCall(
+                            name="edit_file",
+                            arguments={**args, "old_text": line, "new_text": replacement},
+                        )
+                    )
     elif call.name == "run_command" and (
         command := _right_interpreter(str(args.get("command", "")))
     ):
@@ -103,6 +109,16 @@ def _closest_line(text: str, old: str) -> str | None:
     lines = text.splitlines()
     near = difflib.get_close_matches(wanted, lines, n=1, cutoff=0.8)
     return near[0] if near and lines.count(near[0]) == 1 else None
+
+
+def _changed(line: str, old: str, new: str) -> str:
+    """`line` with the model's change made in it: what differs between `old` and `new` (their
+    common start and end left out), where that occurs once in the line (`port = 8080` with
+    `port=8080` → `port=9090` becomes `port = 9090`, its spaces kept); else `new` itself."""
+    start = len(posixpath.commonprefix([old, new]))
+    end = len(posixpath.commonprefix([old[start:][::-1], new[start:][::-1]]))
+    before, after = old[start : len(old) - end], new[start : len(new) - end]
+    return line.replace(before, after) if before and line.count(before) == 1 else new
 
 
 _FENCE = re.compile(r"\A\s*```[^\n`]*\n(.*?)\n?```\s*\Z", re.DOTALL)
