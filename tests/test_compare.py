@@ -113,8 +113,11 @@ def test_compare_runs_every_setting_on_the_same_tasks_and_resumes(tmp_path: Path
     assert [t.passed for t in loaded["bash-only"].trials] == [False]
     assert loaded["bash-only"].config.harness is not None
     assert loaded["bash-only"].config.harness.tools == ("run_command", "task_complete")
-    for label in ("fm", "naive", "bash-only", "fx-hello", "✓", "✗", "feedback: tests"):
+    for label in ("fm", "naive", "bash-only", "fx-hello", "✓", "✗"):
         assert label in result.stdout, label
+    # the feedback row: only fm's trial saw test results (naive never does; bash-only never wrote)
+    feedback_row = next(line for line in result.stdout.splitlines() if "feedback" in line)
+    assert feedback_row.split()[2:] == ["│", "tests", "│", "none", "│", "none", "│"]
 
     first = (runs / "cmp" / "fm" / "fx-hello.1" / "result.json").read_text()
     again = hc(*args)
