@@ -98,3 +98,34 @@ def test_models_check_prints_a_real_completion() -> None:
     assert result.returncode == 0, result.stderr
     assert "constrained answer parses as JSON: yes" in result.stdout
     assert "tokens/s" in result.stdout
+
+
+def test_an_answer_that_loops_is_cut_off_early(model: LocalModel) -> None:
+    """The 0.5B model loops on 'repeat' prompts until max_tokens; the loop is stopped once the
+    end of the answer is one block said over and over, and the counts say what was generated."""
+    request = CompletionRequest.from_prompt(
+        "Write the line 'DB_PORT=5432 METRICS_PORT=9100' 200 times, one per line.",
+        max_tokens=512,
+    )
+    answer = model.complete(request)
+    assert answer.finish_reason == "repeating", answer.text[-200:]
+    assert "DB_PORT=5432" in answer.text
+    assert 60 < answer.usage.completion_tokens < 300
+    assert answer.usage.prompt_tokens > 20
+
+
+def test_token_counts_match_llama_cpp_own_usage(model: LocalModel) -> None:
+    request = hello_request(constrained=False)
+    answer = model.complete(request)
+    reference = model._state.llm.create_chat_completion(
+        messages=[m.model_dump() for m in request.messages],
+        max_tokens=request.max_tokens,
+        temperature=0.0,
+        seed=0,
+    )
+    assert isinstance(reference, dict)
+    assert reference["choices"][0]["message"]["content"] == answer.text
+    assert answer.usage.prompt_tokens == reference["usage"]["prompt_tokens"]
+    assert answer.usage.completion_tokens == reference["usage"]["completion_tokens"]
+    short = model.complete(hello_request(constrained=False).model_copy(update={"max_tokens": 5}))
+    assert short.finish_reason == "length" and short.usage.completion_tokens == 5

@@ -17,7 +17,8 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 Role = Literal["system", "user", "assistant"]
-FinishReason = Literal["stop", "length", "error"]
+FinishReason = Literal["stop", "length", "repeating", "error"]
+"""`repeating`: cut off because the answer had begun to say the same thing over and over."""
 
 MESSAGE_OVERHEAD_TOKENS = 5
 """Tokens a chat template adds per message (role markers, separators), when not measured."""

@@ -32,6 +32,7 @@ from hillclimber.models.base import (
     ModelProfile,
     Usage,
 )
+from hillclimber.models.repetition import MAX_PERIOD, repeating
 
 if TYPE_CHECKING:
     from llama_cpp import Llama
@@ -133,31 +134,56 @@ class LocalModel:
             evaluated_before = self._prompt_tokens_evaluated()
             start = time.monotonic()
             try:
-                response = self._state.llm.create_chat_completion(**kwargs)
+                text, finish, prompt_tokens, completion_tokens = self._generate(kwargs)
             except ValueError as err:
                 if "exceed context window" in str(err):
                     raise ContextExceeded(str(err)) from err
                 raise BadResponse(f"llama.cpp: {err}") from err
             latency = time.monotonic() - start
             evaluated = self._prompt_tokens_evaluated() - evaluated_before
-        if not isinstance(response, dict) or not response.get("choices"):
-            raise BadResponse("llama.cpp returned no choices")
-        choice = response["choices"][0]
-        usage = response.get("usage") or {}
-        prompt_tokens = int(usage.get("prompt_tokens", 0))
-        finish: FinishReason = "length" if choice.get("finish_reason") == "length" else "stop"
         return Completion(
-            text=choice["message"].get("content") or "",
+            text=text,
             finish_reason=finish,
             usage=Usage(
                 prompt_tokens=prompt_tokens,
-                completion_tokens=int(usage.get("completion_tokens", 0)),
+                completion_tokens=completion_tokens,
                 cached_prompt_tokens=max(prompt_tokens - evaluated, 0) if evaluated >= 0 else None,
             ),
             latency_sec=latency,
             model=self.profile.name,
             constrained=request.constraint is not None,
         )
+
+    def _generate(self, kwargs: dict[str, Any]) -> tuple[str, FinishReason, int, int]:
+        """Stream the answer, stopping early once it repeats itself. Returns the text, why it
+        ended, and the prompt and answer token counts as llama.cpp holds them (the prompt is what
+        it holds when the first piece arrives)."""
+        llm = self._state.llm
+        pieces: list[str] = []
+        finish: FinishReason = "stop"
+        prompt_tokens: int | None = None
+        stream: Any = llm.create_chat_completion(**kwargs, stream=True)
+        try:
+            for chunk in stream:
+                if prompt_tokens is None:
+                    prompt_tokens = llm.n_tokens
+                choice: dict[str, Any] = chunk["choices"][0]
+                piece: str | None = choice["delta"].get("content")
+                if piece:
+                    pieces.append(piece)
+                    if repeating("".join(pieces[-MAX_PERIOD * 3 :])):
+                        finish = "repeating"
+                        break
+                if choice.get("finish_reason") == "length":
+                    finish = "length"
+        finally:
+            stream.close()
+        if prompt_tokens is None:
+            raise BadResponse("llama.cpp returned no answer")
+        # llama.cpp feeds each token back before sampling the next: a cut-off answer's last
+        # token was sampled but not fed back, a finished one's end-of-turn token is not text
+        fed_back = llm.n_tokens - prompt_tokens
+        return "".join(pieces), finish, prompt_tokens, fed_back + (finish != "stop")
 
     def _prompt_tokens_evaluated(self) -> int:
         """llama.cpp's running count of prompt tokens it actually processed."""
