@@ -227,7 +227,7 @@ def bench(
     model: ModelOpt = "local",
     preset_name: Annotated[
         str, typer.Option("--preset", help="Harness preset: naive, fm, climber, full.")
-    ] = "fm",
+    ] = "climber",
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
     max_turns: MaxTurnsOpt = None,
