@@ -22,9 +22,10 @@ from hillclimber.rundata import RunStats, load_runs
 
 
 def ratio(solved: int, baseline: int) -> str:
+    """`solved` against naive's count, as `2.50x naive` (a ratio to 0 is said in words)."""
     if baseline == 0:
-        return "n/a (naive solved none)" if solved else "n/a"
-    return f"{solved / baseline:.2f}x"
+        return f"{solved} more than naive, which solved none"
+    return f"{solved / baseline:.2f}x naive"
 
 
 def main() -> None:
@@ -67,11 +68,12 @@ def main() -> None:
     baseline = counts.get("naive", 0)
     figures = []
     for label, solved in counts.items():
-        print(f"{label:>10}: {solved}/{tasks} solved, {ratio(solved, baseline)} naive")
+        against = "" if label == "naive" else f", {ratio(solved, baseline)}"
+        print(f"{label:>10}: {solved}/{tasks} solved{against}")
         figures.append(f"{label} {solved}/{tasks}")
     best = max((s for label, s in counts.items() if label != "naive"), default=0)
     print(
-        f"solve_rate: {', '.join(figures)}; best/naive {ratio(best, baseline)} "
+        f"solve_rate: {', '.join(figures)}; best: {ratio(best, baseline)} "
         f"({args.model}, {args.suite}, run {run_id})"
     )
 
