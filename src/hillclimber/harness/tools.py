@@ -252,10 +252,14 @@ def execute(call: ToolCall, env: ToolEnv) -> ToolResult:
         return ToolResult(False, f"{type(err).__name__}: {err.strerror or err}")
 
 
+def _head(path: Path) -> bytes:
+    with path.open("rb") as file:
+        return file.read(8192)
+
+
 def is_binary(path: Path) -> bool:
     """A file with a NUL byte near its start is not text (a database, an image, a program)."""
-    with path.open("rb") as file:
-        return b"\0" in file.read(8192)
+    return b"\0" in _head(path)
 
 
 def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[Path, str] | ToolResult:
@@ -264,11 +268,12 @@ def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[Path, str] | ToolRes
     meta = {"path": args["path"]}
     if not path.is_file():
         return ToolResult(False, f"no such file: {args['path']}", meta)
-    if is_binary(path):
-        head = path.read_bytes()[:16].split(b"\0")[0].decode("ascii", "replace")
+    head = _head(path)
+    if b"\0" in head:
+        start = head[:16].split(b"\0")[0].decode("ascii", "replace")
         return ToolResult(
             False,
-            f"{args['path']} is not a text file (it starts with {head!r}): read and change it "
+            f"{args['path']} is not a text file (it starts with {start!r}): read and change it "
             "with a command made for it (run_command), not as text",
             {**meta, "binary": True},
         )
