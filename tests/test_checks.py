@@ -243,3 +243,45 @@ def test_a_commit_message_in_a_repository_the_instruction_names(tmp_path: Path) 
     commit = f"{git} commit -q --allow-empty -m 'Add it'"
     assert sandbox.run(commit, timeout=30, cwd="/app/repo").ok
     assert built.evaluate().passed
+
+
+def test_commands_meant_for_the_repository_the_task_names_are_run_there(tmp_path: Path) -> None:
+    """The 0.5B runs `git add` in /app: each fails there, and the reading of it in the folder
+    the task names succeeds; the add gains no check but is applied (it is what the model
+    meant), so the commit that follows can gain one."""
+    sandbox, root = isolated_sandbox(tmp_path / "trial")
+    (root / "repo").mkdir()
+    setup = (
+        "git init -q -b main && git config user.email a@b && git config user.name a && "
+        "git commit -q --allow-empty -m first"
+    )
+    assert sandbox.run(setup, timeout=30, cwd="/app/repo").ok
+    instruction = (
+        "/app/repo is a git repository. Add a file `notes.txt` to it (that is, "
+        "/app/repo/notes.txt) holding `hi`, and commit it with the message `Add notes`."
+    )
+    task = Task(id="commit", instruction=instruction, format=TaskFormat.INLINE)
+
+    def run(command: str) -> str:
+        return json.dumps({"name": "run_command", "arguments": {"command": command}})
+
+    write = {"path": "/app/repo/notes.txt", "content": "hi\n"}
+    answers = [  # each turn: the model's call, then its answer when asked for another tool
+        json.dumps({"name": "write_file", "arguments": write}),
+        run("true"),
+        run("git add notes.txt"),
+        run("true"),
+        run("git commit -m 'Add notes'"),  # its reading in /app/repo passes: nothing more asked
+    ]
+    config = preset("climber", planner=False, probe_commands=False, propose=False, candidates=2)
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
+    model = ScriptedModel(answers, ModelProfile("s", 4096))
+    outcome = HarnessAgent(model, config).run(ctx)
+    assert outcome.info["loop_exit"] == "verified" and outcome.self_checked
+    assert outcome.info["readings"] >= 2
+    status = sandbox.run(
+        "git status --porcelain && git log --format=%s", timeout=30, cwd="/app/repo"
+    )
+    assert status.output.split() == ["Add", "notes", "first"]

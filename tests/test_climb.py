@@ -16,8 +16,10 @@ from hillclimber.verify.verifier import Evaluation
 from conftest import host_sandbox
 
 
-def candidate(name: str, passing: int, success: bool = True, lost: int = 0) -> Candidate:
-    return Candidate(ToolCall(name=name), "", success, passing, 4, lost=lost)
+def candidate(
+    name: str, passing: int, success: bool = True, lost: int = 0, origin: str = "model"
+) -> Candidate:
+    return Candidate(ToolCall(name=name), "", success, passing, 4, lost=lost, origin=origin)
 
 
 def test_the_workspace_is_put_back_exactly(tmp_path: Path) -> None:
@@ -164,3 +166,13 @@ def test_what_the_tests_write_is_not_counted_against_a_candidate(tmp_path: Path)
     tried = climb.attempt(ToolCall(name="run_command", arguments={"command": "true"}), "")
     assert tried.lost == 0 and tried.passing == 1
     assert (root / "notes.txt").read_text() == "one\ntwo\n"  # put back
+
+
+def test_a_failing_call_gives_way_to_a_reading_of_it_that_succeeds_and_harms_nothing() -> None:
+    own = candidate("run_command", 1, success=False)
+    elsewhere = candidate("run_command", 1, origin="reading")
+    other_tool = candidate("write_file", 1, origin="tool")
+    assert pick([own, other_tool, elsewhere], 1) is elsewhere
+    assert pick([own, other_tool], 1) is own  # only a reading says what the model meant
+    damaging = candidate("run_command", 1, lost=3, origin="reading")
+    assert pick([own, damaging], 1) is own

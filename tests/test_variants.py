@@ -126,3 +126,23 @@ def test_an_edit_of_a_misremembered_line_is_also_tried_on_the_closest_line() -> 
     ]
     for far in ("DB_HOST=db", "APP_PORT=1\nNAME=x"):  # nothing close; more than one line
         assert readings("edit_file", path="/app/docker.env", old_text=far, new_text="Q=1") == []
+
+
+def test_a_command_is_also_tried_in_each_folder_the_task_names() -> None:
+    call = ToolCall(name="run_command", arguments={"command": "git add docs/usage.md"})
+    assert variants(call, FILES.get, ["/app/repo", "/app/my dir"]) == [
+        ToolCall(
+            name="run_command", arguments={"command": "cd /app/repo && git add docs/usage.md"}
+        ),
+        ToolCall(
+            name="run_command", arguments={"command": "cd '/app/my dir' && git add docs/usage.md"}
+        ),
+    ]
+
+
+@pytest.mark.parametrize(
+    "command", ["cd /app/repo && git status", "git -C /app/repo status", "pushd /tmp", "  "]
+)
+def test_a_command_that_chooses_its_folder_is_run_only_there(command: str) -> None:
+    call = ToolCall(name="run_command", arguments={"command": command})
+    assert variants(call, FILES.get, ["/app/repo"]) == []

@@ -77,11 +77,13 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     """The candidate to apply, or None when nothing is worth applying.
 
     The one that passes the most tests (of those, the one that removes the fewest lines; then
-    the first) when that is more than now. Otherwise a step that gains nothing: the model's own
-    call (the first, when `own`) if it failed (its error is worth showing) or keeps every test
-    and every existing line; else the first candidate that does both. A step that gains no
-    test may not remove lines: the tests cannot tell a fix on the way from damage, and a tiny
-    model's are mostly damage. When the model's own call was refused (`own` False) only a
+    the first) when that is more than now. Otherwise a step that gains nothing: when the
+    model's own call (the first, when `own`) failed, a reading of it that succeeds and keeps
+    every test and line (what the model meant), else the failed call (its error is worth
+    showing); the model's call if it keeps every test and every existing line; else the first
+    candidate that does both. A step that gains no test may not remove lines: the tests cannot
+    tell a fix on the way from damage, and a tiny model's are mostly damage. When the model's
+    own call was refused (`own` False) only a
     candidate that gains tests is applied."""
     if not candidates:
         return None
@@ -91,7 +93,10 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     if not own:
         return None
     first = candidates[0]
-    if not first.success or harmless(first, passing_now):
+    if not first.success:
+        readings = (c for c in candidates if c.origin == "reading" and harmless(c, passing_now))
+        return next(readings, first)
+    if harmless(first, passing_now):
         return first
     return next((c for c in candidates if harmless(c, passing_now)), None)
 
@@ -189,6 +194,7 @@ class ClimbStep:
         safe: Callable[[ToolCall], bool],
         read: Callable[[str], str | None],
         named: Callable[[], list[FileState]],
+        folders: Callable[[], list[str]],
         target_of: Callable[[ToolCall], str],
         stats: LoopStats,
         events: EventBus,
@@ -201,6 +207,8 @@ class ClimbStep:
         """Whether a candidate may run at all (it is tried quietly: no feedback, no count)."""
         self.read = read
         self.named = named
+        self.folders = folders
+        """The folders the task names, where a command may have been meant to run."""
         self.target_of = target_of
         self.stats = stats
         self.events = events
@@ -262,7 +270,7 @@ class ClimbStep:
         """Try `call` (when `itself`) and the other readings of it."""
         if itself:
             tried.append(self.climb.attempt(call, text, origin=origin))
-        for reading in variants(call, self.read):
+        for reading in variants(call, self.read, self.folders()):
             if self.safe(reading) and all(c.call != reading for c in tried):
                 self.stats.readings += 1
                 tried.append(self.climb.attempt(reading, text, origin="reading"))

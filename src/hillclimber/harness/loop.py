@@ -36,7 +36,7 @@ from hillclimber.harness.recovery import RecoveryTracker
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.harness.summary import clip
 from hillclimber.harness.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
-from hillclimber.harness.workspace import file_states
+from hillclimber.harness.workspace import file_states, named_folders
 from hillclimber.models.base import Message, Model
 
 
@@ -287,6 +287,7 @@ class AgentLoop:
             safe=lambda call: self.guards.decide(call, self._situation()).action != "deny",
             read=lambda path: self._read(self._path(path)),
             named=lambda: file_states(env.sandbox, self.named, self.protected),
+            folders=lambda: named_folders(env.sandbox, self.named, env.workdir),
             target_of=lambda call: self._path(str(call.arguments.get("path", ""))),
             stats=self.stats,
             events=self.events,

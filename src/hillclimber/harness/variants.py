@@ -4,7 +4,8 @@ Read from trajectories of the 0.5B model: it writes the text of a command into t
 should hold the command's output; it overwrites a log with the one line it meant to add; it
 swaps old_text and new_text; it runs a `.sh` file with python; it fills a script with the
 sentence the script should print; it wraps a file's content in the Markdown fence the task
-showed it in; it misremembers the line it edits. While climbing, the harness tries
+showed it in; it misremembers the line it edits; it runs a command (`git add docs/usage.md`)
+in /app when the task named the folder it belongs in (/app/repo). While climbing, the harness tries
 these readings beside the model's own call, on the workspace, and the task's tests decide —
 a reading that is wrong passes no more tests and is not kept. Nothing here knows any task.
 """
@@ -15,7 +16,7 @@ import difflib
 import posixpath
 import re
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from hillclimber.harness.tools import ToolCall
 
@@ -33,9 +34,11 @@ SCRIPTS = (".sh", ".bash", ".py", ".pl", ".rb", ".js")
 _INTERPRETERS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 
 
-def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall]:
+def variants(
+    call: ToolCall, read: Callable[[str], str | None], folders: Sequence[str] = ()
+) -> list[ToolCall]:
     """Readings of `call` worth trying besides it. `read(path)` gives a file's text now, or
-    None when there is no such file."""
+    None when there is no such file; `folders` are the folders the task names."""
     args = call.arguments
     found: list[ToolCall] = []
     if call.name == "write_file":
@@ -64,10 +67,12 @@ def variants(call: ToolCall, read: Callable[[str], str | None]) -> list[ToolCall
                             arguments={**args, "old_text": line, "new_text": replacement},
                         )
                     )
-    elif call.name == "run_command" and (
-        command := _right_interpreter(str(args.get("command", "")))
-    ):
-        found.append(ToolCall(name="run_command", arguments={"command": command}))
+    elif call.name == "run_command":
+        command = str(args.get("command", ""))
+        if (interpreted := _right_interpreter(command)) is not None:
+            found.append(ToolCall(name="run_command", arguments={"command": interpreted}))
+        for folder in _elsewhere(command, folders):
+            found.append(ToolCall(name="run_command", arguments={"command": folder}))
     return found
 
 
@@ -150,3 +155,11 @@ def _right_interpreter(command: str) -> str | None:
     if wanted is None or match.group(1) in (wanted, "sh" if wanted == "bash" else wanted):
         return None
     return wanted + command[match.end(1) :]
+
+
+def _elsewhere(command: str, folders: Sequence[str]) -> list[str]:
+    """`git add docs/usage.md` → `cd /app/repo && git add docs/usage.md` for each folder the
+    task names, unless the command already chooses where it runs."""
+    if not command.strip() or re.match(r"\s*(cd|pushd)\s", command) or " -C " in command:
+        return []
+    return [f"cd {shlex.quote(folder)} && {command.strip()}" for folder in folders]

@@ -93,3 +93,16 @@ def file_states(sandbox: Sandbox, paths: Sequence[str], leave: Collection[str]) 
         except (OutsideSandbox, OSError):
             continue
     return states
+
+
+def named_folders(sandbox: Sandbox, paths: Sequence[str], workdir: str) -> list[str]:
+    """The folders among `paths` that exist now, besides the working folder itself."""
+    folders: list[str] = []
+    for path in paths:
+        try:
+            found = sandbox.stat(path)
+        except (OutsideSandbox, OSError):
+            continue
+        if found is not None and found.kind == "dir" and path != workdir:
+            folders.append(path)
+    return folders
