@@ -59,6 +59,33 @@ def test_a_change_from_one_value_to_another(tmp_path: Path) -> None:
     assert found == ["/app/app.ini is changed", "/app/app.ini contains '9090'"]
 
 
+def test_a_change_where_nothing_else_may_change(tmp_path: Path) -> None:
+    files = {"app.ini": "[server]\nport = 8080\n[admin]\nport = 18080\n"}
+    instruction = (
+        "Move the port in /app/app.ini from 8080 to 9090. Nothing else may change: every other "
+        "line stays byte for byte the same."
+    )
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "app.ini").write_text(files["app.ini"])
+    built = build_checks(instruction, sandbox)
+    assert [c.name for c in built.checks] == [
+        "/app/app.ini is changed",
+        "/app/app.ini contains '9090'",
+        "/app/app.ini no longer holds '8080'",  # a word of its own: 18080 is not it
+        "/app/app.ini differs from its start only where '8080' became '9090'",
+    ]
+    attempts = {
+        "[server]\nport = 9090\n[admin]\nport = 18080\n": (True, ""),
+        "[server]\nport = 9090\n[admin]\nport = 19090\n": (False, "another change"),
+        "[server]\nport = 9090\n[admin]\nport = 18080\nport=9090\n": (False, "5 lines, not 4"),
+        "[server]\nport = 8080\n[admin]\nport = 18080\n# 9090\n": (False, "still in"),
+    }
+    for text, (passes, why) in attempts.items():
+        (root / "app.ini").write_text(text)
+        evaluation = built.evaluate()
+        assert evaluation.passed is passes and why in evaluation.digest, text
+
+
 def test_a_line_to_append_to_the_file_the_sentence_before_named(tmp_path: Path) -> None:
     instruction = "/app/log.txt is a log. Append a line containing exactly `[DONE]` at the end."
     found = names(instruction, {"log.txt": "a\nb\n"}, tmp_path)

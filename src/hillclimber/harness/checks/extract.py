@@ -4,7 +4,9 @@ the task's tests or its solution, and nothing that knows any one task.
 - a file the instruction names that is not there yet must exist and not be empty; with a
   known extension it must parse (JSON, CSV, TOML, YAML);
 - an existing file a sentence says to change (fix, append to, edit…) must be changed, and hold
-  what the sentence quotes for it (`containing exactly `[DONE]``, `change `A` to `B``);
+  what the sentence quotes for it (`containing exactly `[DONE]``, `change `A` to `B``); when
+  the instruction says nothing else may change, A is gone from it (as a word of its own) and
+  its lines differ from the start only where A became B;
 - a file to create "with exactly these lines:" holds those lines; a copy is an exact copy;
 - a script to write that "prints exactly:" prints that when run, and a file that saves its
   output holds it;
@@ -30,6 +32,8 @@ from hillclimber.harness.checks.kinds import (
     FileExists,
     FileHasText,
     FileHoldsNumber,
+    FileLacks,
+    FileOnlyReplaced,
     FileParses,
     FileUnchanged,
 )
@@ -62,6 +66,11 @@ _CONTENT = re.compile(
     re.I,
 )
 _FROM_TO = re.compile(r"`?([\w.=:/-]*\w)`?\s+to\s+`?([\w.=:/-]*\w)`?", re.I)
+_KEEP_REST = re.compile(
+    r"nothing else (?:may|must|should|can) change|every other line|all other lines|"
+    r"byte for byte|the rest of the file",
+    re.I,
+)
 _NUMBER_ONLY = re.compile(
     r"only the number|the number only|only line.*\b(?:total|sum|count|number|mean|average)\b|"
     r"\b(?:total|sum|count|number|mean|average)\b.*only line",
@@ -108,6 +117,7 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
     found: list[Check] = [FileUnchanged(path) for path in sorted(protected)]
     named = [p for s in said for p in s.paths]
     written = {p for s in said for p in s.paths if p in s.text}
+    keep_rest = _KEEP_REST.search(" ".join(instruction.split())) is not None
     for index, sentence in enumerate(said):
         found += _new_files(sentence, here, written)
         found += _copies(sentence, here)
@@ -115,7 +125,9 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
         if FORBID.search(" ".join(sentence.text.split())):
             continue  # "Do not change …": the invariants say it
         targets = sentence.paths or _subject(said, index)
-        found += _changed_files(sentence, targets or named, here, protected, named=not targets)
+        found += _changed_files(
+            sentence, targets or named, here, protected, named=not targets, keep_rest=keep_rest
+        )
     return [*found, *_script_outputs(said, here), *_commits(said, here)]
 
 
@@ -170,11 +182,18 @@ def _new_files(sentence: Sentence, here: Workspace, written: set[str]) -> list[C
 
 
 def _changed_files(
-    sentence: Sentence, targets: list[str], here: Workspace, protected: set[str], *, named: bool
+    sentence: Sentence,
+    targets: list[str],
+    here: Workspace,
+    protected: set[str],
+    *,
+    named: bool,
+    keep_rest: bool,
 ) -> list[Check]:
     """Existing files a sentence says to change: changed, and holding what it quotes. A
     sentence that names no file ("the port must move from 8080 to 9090") is about the named
-    files that hold what it changes (`named`)."""
+    files that hold what it changes (`named`). Where nothing else may change (`keep_rest`),
+    what is changed from is gone, and nothing but it changed."""
     checks: list[Check] = []
     if not sentence.has(*_CHANGE):
         return checks
@@ -183,11 +202,14 @@ def _changed_files(
         if path in protected or not here.is_file(path):
             continue
         text = here.text(path)
-        changes = [new for old, new in pairs if old in text and new not in text]
+        changes = [(old, new) for old, new in pairs if old in text and new not in text]
         if named and not changes:
             continue
         checks.append(FileChanged(path))
-        checks += [FileContains(path, new) for new in changes]
+        checks += [FileContains(path, new) for _, new in changes]
+        if keep_rest:
+            checks += [FileLacks(path, old) for old, _ in changes]
+            checks += [FileOnlyReplaced(path, old, new, text) for old, new in changes]
         if not named:
             checks += _quoted_content(sentence, path)
         if posixpath.splitext(path)[1] == ".c" and not named:

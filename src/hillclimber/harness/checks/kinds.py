@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -135,6 +136,58 @@ class FileContains(FileCheck):
     def run(self, ctx: CheckContext) -> Outcome:
         text = self._read(ctx)
         return text if isinstance(text, Outcome) else Outcome(self.text in text, "not there")
+
+
+@dataclass(frozen=True)
+class FileLacks(FileCheck):
+    """`text` is no longer in the file as a word of its own (`8080`, not in `18080`)."""
+
+    text: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} no longer holds {self.text!r}"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        left = [line for line in text.splitlines() if _word(self.text).search(line)]
+        return Outcome(not left, f"still in {left[0].strip()[:60]!r}" if left else "")
+
+
+@dataclass(frozen=True)
+class FileOnlyReplaced(FileCheck):
+    """Each line is the line that was there at the start, or that line with `old` (a word of
+    its own) made `new`: a change "from A to B" where nothing else may change. An
+    invariant."""
+
+    old: str
+    new: str
+    before: str = field(repr=False)
+    goal: bool = field(default=False, kw_only=True)
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} differs from its start only where {self.old!r} became {self.new!r}"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        now, was = text.splitlines(), self.before.splitlines()
+        if len(now) != len(was):
+            return Outcome(False, f"{len(now)} lines, not {len(was)}")
+        for line, old_line in zip(now, was, strict=True):
+            pieces = map(re.escape, _word(self.old).split(old_line))
+            either = f"(?:{re.escape(self.old)}|{re.escape(self.new)})"
+            if line != old_line and not re.fullmatch(either.join(pieces), line):
+                return Outcome(False, f"another change: {line.strip()[:60]!r}")
+        return Outcome(True)
+
+
+def _word(text: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(text)}(?!\w)")
 
 
 Format = Literal["json", "csv", "toml", "yaml"]
