@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents.base import AgentContext
+from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.base import CheckContext
@@ -18,7 +18,7 @@ from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.presets import preset
 from hillclimber.models import ModelProfile, ScriptedModel
-from hillclimber.sandbox import SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
 from hillclimber.task import Task, TaskFormat
 
 from conftest import host_sandbox, isolated_sandbox, require_sandbox
@@ -272,10 +272,17 @@ def test_a_commit_message_in_a_repository_the_instruction_names(tmp_path: Path) 
     assert built.evaluate().passed
 
 
-def test_commands_meant_for_the_repository_the_task_names_are_run_there(tmp_path: Path) -> None:
-    """The 0.5B runs `git add` in /app: each fails there, and the reading of it in the folder
-    the task names succeeds; the add gains no check but is applied (it is what the model
-    meant), so the commit that follows can gain one."""
+COMMIT = (
+    "/app/repo is a git repository. Add a file `notes.txt` to it (that is, "
+    "/app/repo/notes.txt) holding `hi`, and commit it with the message `Add notes`."
+)
+WRITE_NOTES = json.dumps(
+    {"name": "write_file", "arguments": {"path": "/app/repo/notes.txt", "content": "hi\n"}}
+)
+
+
+def git_repository(tmp_path: Path) -> Sandbox:
+    """A sandbox whose /app/repo is a git repository with one commit."""
     sandbox, root = isolated_sandbox(tmp_path / "trial")
     (root / "repo").mkdir()
     setup = (
@@ -283,32 +290,63 @@ def test_commands_meant_for_the_repository_the_task_names_are_run_there(tmp_path
         "git commit -q --allow-empty -m first"
     )
     assert sandbox.run(setup, timeout=30, cwd="/app/repo").ok
-    instruction = (
-        "/app/repo is a git repository. Add a file `notes.txt` to it (that is, "
-        "/app/repo/notes.txt) holding `hi`, and commit it with the message `Add notes`."
-    )
-    task = Task(id="commit", instruction=instruction, format=TaskFormat.INLINE)
+    return sandbox
 
-    def run(command: str) -> str:
-        return json.dumps({"name": "run_command", "arguments": {"command": command}})
 
-    write = {"path": "/app/repo/notes.txt", "content": "hi\n"}
+def run(command: str) -> str:
+    return json.dumps({"name": "run_command", "arguments": {"command": command}})
+
+
+def commit_task(
+    tmp_path: Path, sandbox: Sandbox, answers: list[str], **settings: object
+) -> AgentOutcome:
+    """The commit task in `sandbox`, by the climber (self checks) with `answers`."""
+    config = preset("climber", probe_commands=False, propose=False, candidates=2, **settings)
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    task = Task(id="commit", instruction=COMMIT, format=TaskFormat.INLINE)
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
+    return HarnessAgent(ScriptedModel(answers, ModelProfile("s", 4096)), config).run(ctx)
+
+
+def commits(sandbox: Sandbox) -> list[str]:
+    """What `git status` shows (nothing, when clean), then the commit messages, newest first."""
+    log = sandbox.run("git status --porcelain && git log --format=%s", timeout=30, cwd="/app/repo")
+    return log.output.split()
+
+
+def test_commands_meant_for_the_repository_the_task_names_are_run_there(tmp_path: Path) -> None:
+    """The 0.5B runs `git add` in /app: each fails there, and the reading of it in the folder
+    the task names succeeds; the add gains no check but is applied (it is what the model
+    meant), so the commit that follows can gain one."""
+    sandbox = git_repository(tmp_path)
     answers = [  # each turn: the model's call, then its answer when asked for another tool
-        json.dumps({"name": "write_file", "arguments": write}),
+        WRITE_NOTES,
         run("true"),
         run("git add notes.txt"),
         run("true"),
         run("git commit -m 'Add notes'"),  # its reading in /app/repo passes: nothing more asked
     ]
-    config = preset("climber", planner=False, probe_commands=False, propose=False, candidates=2)
-    log_dir = tmp_path / "log"
-    log_dir.mkdir()
-    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
-    model = ScriptedModel(answers, ModelProfile("s", 4096))
-    outcome = HarnessAgent(model, config).run(ctx)
+    outcome = commit_task(tmp_path, sandbox, answers, planner=False)
     assert outcome.info["loop_exit"] == "verified" and outcome.self_checked
     assert outcome.info["readings"] >= 2
-    status = sandbox.run(
-        "git status --porcelain && git log --format=%s", timeout=30, cwd="/app/repo"
-    )
-    assert status.output.split() == ["Add", "notes", "first"]
+    assert commits(sandbox) == ["Add", "notes", "first"]
+
+
+def test_the_commands_of_the_models_plan_are_tried_when_the_worker_never_runs_them(
+    tmp_path: Path,
+) -> None:
+    """The planner writes `git add` and `git commit`; the worker writes the file and then only
+    looks around. The plan's commands, run one after the other in the folder the task names,
+    pass the last check at no model call."""
+    sandbox = git_repository(tmp_path)
+    plan = {"steps": ["git add notes.txt", "git commit -m 'Add notes'"]}
+    answers = [
+        json.dumps(plan),
+        WRITE_NOTES,
+        run("true"),  # asked for another tool
+        run("git status"),  # the plan's commands, together, in /app/repo, solve it
+    ]
+    outcome = commit_task(tmp_path, sandbox, answers, planner=True, complexity=False)
+    assert outcome.info["loop_exit"] == "verified" and outcome.info["planned"] >= 3
+    assert commits(sandbox) == ["Add", "notes", "first"]

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from hillclimber.harness.tools import ToolCall
-from hillclimber.harness.variants import variants
+from hillclimber.harness.variants import planned_command, variants
 
 FILES = {
     "/app/log.txt": "one\ntwo\nthree\nDONE\n",
@@ -146,3 +146,18 @@ def test_a_command_is_also_tried_in_each_folder_the_task_names() -> None:
 def test_a_command_that_chooses_its_folder_is_run_only_there(command: str) -> None:
     call = ToolCall(name="run_command", arguments={"command": command})
     assert variants(call, FILES.get, ["/app/repo"]) == []
+
+
+@pytest.mark.parametrize(
+    ("step", "command"),
+    [
+        ("git commit -m 'Add usage docs'", "git commit -m 'Add usage docs'"),
+        ("Run `make` in /app/project", "make"),
+        ("gcc -o /app/sum /app/sum.c", "gcc -o /app/sum /app/sum.c"),
+        ("Create the file /app/hello.txt", None),  # a step in words is the worker's to do
+        ("echo 'unclosed", None),
+        ("ls /app\nwc -l x", None),
+    ],
+)
+def test_a_plan_step_is_a_command_only_when_it_reads_as_one(step: str, command: str | None) -> None:
+    assert planned_command(step) == command

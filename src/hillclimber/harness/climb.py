@@ -12,9 +12,10 @@ keeps the one that passes the most tests. A step that passes more tests can stil
 append written as an overwrite may pass the check on the last line), which is why the other
 tools are tried even after a gain. It never keeps a step that passes fewer tests than before,
 nor one that gains none and removes existing lines: if every candidate is like that, none is
-applied and the model is told so. When the model's own call is
-refused (by a guard) the other tools are still tried, and one is applied only if
-it gains tests.
+applied and the model is told so. The steps of the model's own plan that are commands (the
+planner wrote `git commit -m '…'`, the worker never ran it) are tried too, at no model call.
+When the model's own call is refused (by a guard) the other tools are still tried, and one is
+applied only if it gains tests.
 
 Only the workspace (`/app`) is put back; it is copied whole, so climbing is off for large
 workspaces and for tests too slow to run once per candidate.
@@ -22,6 +23,7 @@ workspaces and for tests too slow to run once per candidate.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
@@ -31,9 +33,10 @@ from hillclimber.harness.alternatives import Target, ask_alternative
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.events import CandidateLine, CandidatesTried, EventBus
 from hillclimber.harness.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.planner import Plan
 from hillclimber.harness.state import LoopStats
 from hillclimber.harness.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
-from hillclimber.harness.variants import variants
+from hillclimber.harness.variants import planned_command, variants
 from hillclimber.harness.workspace import FileState, fits, lines_lost, restored
 from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import Evaluation
@@ -56,7 +59,8 @@ class Candidate:
     destroys less is kept."""
     origin: str = "model"
     """model: the model's own call; reading: another reading of it (variants.py); tool: the
-    model's answer when asked for another tool."""
+    model's answer when asked for another tool; plan: a step of the model's plan that is a
+    command."""
     label: str = "tests"
     """What scored it: the task's tests, or the harness's acceptance checks."""
 
@@ -69,7 +73,7 @@ class Candidate:
     def line(self) -> str:
         state = f"{self.label} {self.passing}/{self.total}" if self.success else "failed"
         removes = f", removes {self.lost} lines" if self.lost else ""
-        how = " (another reading)" if self.origin == "reading" else ""
+        how = {"reading": " (another reading)", "plan": " (the plan's step)"}.get(self.origin, "")
         return f"{self.call.name}{how}: {state}{removes}"
 
 
@@ -195,6 +199,7 @@ class ClimbStep:
         read: Callable[[str], str | None],
         named: Callable[[], list[FileState]],
         folders: Callable[[], list[str]],
+        plan: Callable[[], Plan | None],
         target_of: Callable[[ToolCall], str],
         stats: LoopStats,
         events: EventBus,
@@ -209,6 +214,8 @@ class ClimbStep:
         self.named = named
         self.folders = folders
         """The folders the task names, where a command may have been meant to run."""
+        self.plan = plan
+        """The model's plan, when it made one."""
         self.target_of = target_of
         self.stats = stats
         self.events = events
@@ -228,10 +235,11 @@ class ClimbStep:
         with None, what to tell the model when its own call is not applied."""
         tried: list[Candidate] = []
         self._attempt(tried, call, answer.text, "model", itself=own)
+        self._plan_steps(tried)
         own_path = self.target_of(call) if "path" in call.arguments else None
         pool = targets(call, own_path, {t.name for t in tools}, self.named())
         for target in self.climb.order(pool):
-            asked = sum(c.origin != "reading" for c in tried) + (0 if own else 1)
+            asked = sum(c.origin in ("model", "tool") for c in tried) + (0 if own else 1)
             if asked >= self.candidates or not self.climb.enabled or any(map(solved, tried)):
                 break
             self.climb.asked[target] += 1
@@ -264,11 +272,29 @@ class ClimbStep:
             f"{'; '.join(c.line() for c in tried)}. Nothing was changed. Do something else."
         )
 
+    def _plan_steps(self, tried: list[Candidate]) -> None:
+        """Try the steps of the model's plan that are commands (the planner wrote `git add …`
+        and `git commit -m '…'`; the worker never ran them): each step not done yet, and all
+        the plan's commands one after the other (a step counts as done after any successful
+        action, whether or not it ran). Free: no model call."""
+        plan = self.plan()
+        if plan is None or any(map(solved, tried)):
+            return
+        every = [c for step in plan.steps if (c := planned_command(step.text)) is not None]
+        runs = [c for text in plan.pending() if (c := planned_command(text)) is not None]
+        if len(every) > 1:
+            runs.append(" && ".join(every))
+        for command in runs:
+            call = ToolCall(name="run_command", arguments={"command": command})
+            if self.safe(call) and all(c.call != call for c in tried):
+                self._attempt(tried, call, json.dumps(call.model_dump()), "plan", itself=True)
+
     def _attempt(
         self, tried: list[Candidate], call: ToolCall, text: str, origin: str, *, itself: bool
     ) -> None:
         """Try `call` (when `itself`) and the other readings of it."""
         if itself:
+            self.stats.planned += origin == "plan"
             tried.append(self.climb.attempt(call, text, origin=origin))
         for reading in variants(call, self.read, self.folders()):
             if self.safe(reading) and all(c.call != reading for c in tried):

@@ -288,6 +288,7 @@ class AgentLoop:
             read=lambda path: self._read(self._path(path)),
             named=lambda: file_states(env.sandbox, self.named, self.protected),
             folders=lambda: named_folders(env.sandbox, self.named, env.workdir),
+            plan=lambda: self.plan,
             target_of=lambda call: self._path(str(call.arguments.get("path", ""))),
             stats=self.stats,
             events=self.events,

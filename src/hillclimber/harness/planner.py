@@ -78,6 +78,10 @@ class Plan:
                 return step
         return None
 
+    def pending(self) -> list[str]:
+        """The steps not done yet."""
+        return [s.text for s in self.steps if s.status in ("pending", "in_progress")]
+
     @property
     def exhausted(self) -> bool:
         return all(s.status in ("done", "failed") for s in self.steps)

@@ -39,6 +39,8 @@ class LoopStats:
     """Alternative calls asked for and tried on the workspace (climbing)."""
     readings: int = 0
     """Other readings of the model's calls tried on the workspace (climbing)."""
+    planned: int = 0
+    """Steps of the model's plan that are commands, tried on the workspace (climbing)."""
     candidate_verifications: int = 0
     verified_before_complete: int = 0
     completes: int = 0

@@ -27,6 +27,8 @@ join paste
 """
 COMMANDS = frozenset(_COMMAND_WORDS.split())
 """First words that make a one-line text a shell command rather than data."""
+_PLANNED = COMMANDS | {"gcc", "cc", "make", "chmod", "cp", "mv", "mkdir", "touch", "sed", "cd"}
+"""First words that make a step of the model's plan a command to run as it is."""
 _SHELL_TEXT = "if then else fi for while do done case esac function set cd export source . [ test"
 _SHELL_WORDS = frozenset(f"{_SHELL_TEXT} true false exit read local return cp mv rm mkdir".split())
 
@@ -163,3 +165,17 @@ def _elsewhere(command: str, folders: Sequence[str]) -> list[str]:
     if not command.strip() or re.match(r"\s*(cd|pushd)\s", command) or " -C " in command:
         return []
     return [f"cd {shlex.quote(folder)} && {command.strip()}" for folder in folders]
+
+
+def planned_command(step: str) -> str | None:
+    """The command a plan step is, when it is one (`git commit -m 'Add usage docs'`, or
+    "Run `make`"), else None: a step in words (`Create the file`) is not run."""
+    spans = re.findall(r"`([^`]+)`", step)
+    line = spans[0] if len(spans) == 1 and step.lower().startswith("run") else step.strip()
+    if not line or "\n" in line:
+        return None
+    try:
+        first = shlex.split(line)[0]
+    except (ValueError, IndexError):
+        return None
+    return line if first in _PLANNED else None
