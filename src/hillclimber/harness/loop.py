@@ -243,7 +243,8 @@ class AgentLoop:
         if changes and result.success and self.config.climbing.auto_verify and self.env.verify:
             evaluation = self.gate.verify("auto_verify")
             if evaluation.passed:
-                raise LoopEnd(LoopExit.VERIFIED, "tests pass after a write", evaluation)
+                why = f"{evaluation.label} pass after a write"
+                raise LoopEnd(LoopExit.VERIFIED, why, evaluation)
             if self.climb is not None and state.turns_since_improvement > 0:
                 state.stuck = True  # no gain from the best step found: explore next turn
         return self._signals()
