@@ -234,8 +234,9 @@ class ClimbStep:
         of it, or another acting tool's answer to the same prompt if it passes more tests;
         with None, what to tell the model when its own call is not applied."""
         tried: list[Candidate] = []
-        self._attempt(tried, call, answer.text, "model", itself=own)
-        self._plan_steps(tried)
+        folders = self.folders()  # once a turn: every candidate's readings use them
+        self._attempt(tried, call, answer.text, "model", folders, itself=own)
+        self._plan_steps(tried, folders)
         own_path = self.target_of(call) if "path" in call.arguments else None
         pool = targets(call, own_path, {t.name for t in tools}, self.named())
         for target in self.climb.order(pool):
@@ -252,7 +253,7 @@ class ClimbStep:
             if any(c.call.signature() == outcome.call.signature() for c in tried):
                 continue
             self.stats.candidates += 1
-            self._attempt(tried, outcome.call, alternative, "tool", itself=True)
+            self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
         self.stats.candidate_verifications += len(tried)
         chosen = pick(tried, passing, own=own)
         self.events.emit(
@@ -272,7 +273,7 @@ class ClimbStep:
             f"{'; '.join(c.line() for c in tried)}. Nothing was changed. Do something else."
         )
 
-    def _plan_steps(self, tried: list[Candidate]) -> None:
+    def _plan_steps(self, tried: list[Candidate], folders: Sequence[str]) -> None:
         """Try the steps of the model's plan that are commands (the planner wrote `git add …`
         and `git commit -m '…'`; the worker never ran them): each step not done yet, and all
         the plan's commands one after the other (a step counts as done after any successful
@@ -280,23 +281,34 @@ class ClimbStep:
         plan = self.plan()
         if plan is None or any(map(solved, tried)):
             return
-        every = [c for step in plan.steps if (c := planned_command(step.text)) is not None]
-        runs = [c for text in plan.pending() if (c := planned_command(text)) is not None]
+        commands = [(step.text, planned_command(step.text)) for step in plan.steps]
+        every = [c for _, c in commands if c is not None]
+        known = dict(commands)
+        runs = [c for text in plan.pending() if (c := known[text]) is not None]
         if len(every) > 1:
             runs.append(" && ".join(every))
         for command in runs:
             call = ToolCall(name="run_command", arguments={"command": command})
             if self.safe(call) and all(c.call != call for c in tried):
-                self._attempt(tried, call, json.dumps(call.model_dump()), "plan", itself=True)
+                text = json.dumps(call.model_dump())
+                self._attempt(tried, call, text, "plan", folders, itself=True)
 
     def _attempt(
-        self, tried: list[Candidate], call: ToolCall, text: str, origin: str, *, itself: bool
+        self,
+        tried: list[Candidate],
+        call: ToolCall,
+        text: str,
+        origin: str,
+        folders: Sequence[str],
+        *,
+        itself: bool,
     ) -> None:
-        """Try `call` (when `itself`) and the other readings of it."""
+        """Try `call` (when `itself`) and the other readings of it (`folders`: the folders the
+        task names now)."""
         if itself:
             self.stats.planned += origin == "plan"
             tried.append(self.climb.attempt(call, text, origin=origin))
-        for reading in variants(call, self.read, self.folders()):
+        for reading in variants(call, self.read, folders):
             if self.safe(reading) and all(c.call != reading for c in tried):
                 self.stats.readings += 1
                 tried.append(self.climb.attempt(reading, text, origin="reading"))

@@ -5,8 +5,8 @@ should hold the command's output; it overwrites a log with the one line it meant
 swaps old_text and new_text; it runs a `.sh` file with python; it fills a script with the
 sentence the script should print; it wraps a file's content in the Markdown fence the task
 showed it in; it misremembers the line it edits; it runs a command (`git add docs/usage.md`)
-in /app when the task named the folder it belongs in (/app/repo). While climbing, the harness tries
-these readings beside the model's own call, on the workspace, and the task's tests decide —
+in /app when the task named the folder it belongs in (/app/repo). While climbing, the harness
+tries these readings beside the model's own call, on the workspace, and the task's tests decide —
 a reading that is wrong passes no more tests and is not kept. Nothing here knows any task.
 """
 
@@ -27,7 +27,9 @@ join paste
 """
 COMMANDS = frozenset(_COMMAND_WORDS.split())
 """First words that make a one-line text a shell command rather than data."""
-_PLANNED = COMMANDS | {"gcc", "cc", "make", "chmod", "cp", "mv", "mkdir", "touch", "sed", "cd"}
+_PLANNED = COMMANDS | frozenset(
+    ("gcc", "cc", "make", "chmod", "cp", "mv", "mkdir", "touch", "sed", "cd")
+)
 """First words that make a step of the model's plan a command to run as it is."""
 _SHELL_TEXT = "if then else fi for while do done case esac function set cd export source . [ test"
 _SHELL_WORDS = frozenset(f"{_SHELL_TEXT} true false exit read local return cp mv rm mkdir".split())
@@ -80,14 +82,7 @@ def variants(
 
 def _command_output(path: str, content: str) -> str | None:
     """`write_file(out.txt, "ls /app")` → `ls /app > out.txt`: the output, not the text."""
-    line = content.strip()
-    if not line or "\n" in line or posixpath.splitext(path)[1] in SCRIPTS:
-        return None
-    try:
-        first = shlex.split(line)[0]
-    except (ValueError, IndexError):
-        return None
-    if first not in COMMANDS:
+    if posixpath.splitext(path)[1] in SCRIPTS or (line := _command_line(content, COMMANDS)) is None:
         return None
     return f"{line} > {shlex.quote(path)}"
 
@@ -98,11 +93,13 @@ def _printing_script(path: str, content: str) -> str | None:
     if posixpath.splitext(path)[1] not in (".sh", ".bash") or not lines:
         return None
     for line in lines:
-        try:
-            first = shlex.split(line)[0]
-        except (ValueError, IndexError):
-            return None
-        if line.lstrip().startswith("#") or first in COMMANDS or first in _SHELL_WORDS:
+        first = _first_word(line)
+        if (
+            first is None
+            or line.lstrip().startswith("#")
+            or first in COMMANDS
+            or first in _SHELL_WORDS
+        ):
             return None
     return "#!/bin/bash\n" + "".join(f"echo {shlex.quote(line)}\n" for line in lines)
 
@@ -171,11 +168,22 @@ def planned_command(step: str) -> str | None:
     """The command a plan step is, when it is one (`git commit -m 'Add usage docs'`, or
     "Run `make`"), else None: a step in words (`Create the file`) is not run."""
     spans = re.findall(r"`([^`]+)`", step)
-    line = spans[0] if len(spans) == 1 and step.lower().startswith("run") else step.strip()
-    if not line or "\n" in line:
+    return _command_line(
+        spans[0] if len(spans) == 1 and step.lower().startswith("run") else step, _PLANNED
+    )
+
+
+def _command_line(text: str, words: frozenset[str]) -> str | None:
+    """`text` stripped, when it is one line whose first shell word is one of `words`."""
+    line = text.strip()
+    if not line or "\n" in line or _first_word(line) not in words:
         return None
+    return line
+
+
+def _first_word(line: str) -> str | None:
+    """The first word of `line` as the shell reads it; None when it has none or cannot be read."""
     try:
-        first = shlex.split(line)[0]
+        return shlex.split(line)[0]
     except (ValueError, IndexError):
         return None
-    return line if first in _PLANNED else None

@@ -152,7 +152,8 @@ class FileLacks(FileCheck):
         text = self._read(ctx)
         if isinstance(text, Outcome):
             return text
-        left = [line for line in text.splitlines() if _word(self.text).search(line)]
+        word = _word(self.text)
+        left = [line for line in text.splitlines() if word.search(line)]
         return Outcome(not left, f"still in {left[0].strip()[:60]!r}" if left else "")
 
 
@@ -178,9 +179,10 @@ class FileOnlyReplaced(FileCheck):
         now, was = text.splitlines(), self.before.splitlines()
         if len(now) != len(was):
             return Outcome(False, f"{len(now)} lines, not {len(was)}")
+        word = _word(self.old)
+        either = f"(?:{re.escape(self.old)}|{re.escape(self.new)})"
         for line, old_line in zip(now, was, strict=True):
-            pieces = map(re.escape, _word(self.old).split(old_line))
-            either = f"(?:{re.escape(self.old)}|{re.escape(self.new)})"
+            pieces = map(re.escape, word.split(old_line))
             if line != old_line and not re.fullmatch(either.join(pieces), line):
                 return Outcome(False, f"another change: {line.strip()[:60]!r}")
         return Outcome(True)
