@@ -130,6 +130,16 @@ def test_compare_runs_every_setting_on_the_same_tasks_and_resumes(tmp_path: Path
     assert other.returncode == 2
     assert "use the same --presets" in other.stderr and "Traceback" not in other.stderr
 
+    # a setting named after the earlier ones joins the comparison; those are resumed
+    more = [*args[:-8], "--presets", f"fm,naive,{custom},full", "--run-id", "cmp"]
+    grown = hc(*more, "--runs-dir", str(runs))
+    assert grown.returncode == 0, grown.stderr
+    comparison = json.loads((runs / "cmp" / "compare.json").read_text())
+    assert comparison["labels"] == ["fm", "naive", "bash-only", "full"]
+    assert (runs / "cmp" / "fm" / "fx-hello.1" / "result.json").read_text() == first
+    assert (runs / "cmp" / "full" / "fx-hello.1" / "result.json").exists()
+    assert "full" in grown.stdout
+
 
 def test_a_preset_with_another_feedback_kind() -> None:
     label, config = load_setting("climber@tests")

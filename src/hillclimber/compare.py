@@ -2,7 +2,8 @@
 run folder — one ordinary run per setting beside a `compare.json` that names them.
 
 A setting is a preset name (`naive`, `fm`, `climber`, `full`) or a settings file (`.toml` or
-`.json`, see `harness/presets.py`). Re-running the same run id resumes every setting's run.
+`.json`, see `harness/presets.py`). Re-running the same run id resumes every setting's run;
+settings named after the earlier ones are added to the comparison.
 """
 
 from __future__ import annotations
@@ -57,12 +58,13 @@ def plan(
             before = Comparison.model_validate_json(existing.read_text())
         except ValueError as err:
             raise HillclimberError(f"{existing}: not a comparison file: {err}") from err
-        if before.labels != labels:
+        if labels[: len(before.labels)] != before.labels:
             raise HillclimberError(
                 f"{existing}: run {base.run_id} compared {', '.join(before.labels)}; "
-                "use the same --presets to resume it, or another --run-id"
+                "use the same --presets (more may follow them) to resume it, or another --run-id"
             )
-        comparison = before
+        added = {label: comparison.runs[label] for label in labels[len(before.labels) :]}
+        comparison = before.model_copy(update={"labels": labels, "runs": {**before.runs, **added}})
     write_json(existing, comparison)
     runs = [
         Run(

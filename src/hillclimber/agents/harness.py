@@ -20,10 +20,12 @@ from hillclimber.harness.handlers import ToolEnv
 from hillclimber.harness.loop import AgentLoop
 from hillclimber.harness.probe import availability_note, probe_commands
 from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter
+from hillclimber.harness.state import LoopExit
 from hillclimber.harness.tools import tool_list
 from hillclimber.harness.trajectory import TrajectoryWriter
 from hillclimber.models.base import Model
 from hillclimber.sandbox import SandboxKind
+from hillclimber.skills.trial import TrialSkills
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -38,6 +40,12 @@ class HarnessAgent:
         config, task = self.config, ctx.task
         kind = complexity.classify(task.instruction)
         use_hints = hints.hints_on(config.view.hints, ctx.suite_hints, ctx.suite_source)
+        skills = TrialSkills(
+            config.skills,
+            task.instruction,
+            task_id=task.id,
+            show=hints.hints_on(config.skills.show, ctx.suite_hints, ctx.suite_source),
+        )
         writer = TrajectoryWriter(
             ctx.log_dir / "trajectory.json",
             session_id=ctx.trial_name or task.id,
@@ -47,9 +55,10 @@ class HarnessAgent:
                 "config": config.model_dump(mode="json"),
                 "complexity": kind.value,
                 "hints": use_hints,
+                "skills": skills.ids,
             },
         )
-        events = EventBus(writer, *self.listeners)
+        events = EventBus(writer, skills, *self.listeners)
         checks, proposer = self._checks(ctx, events)
         verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
         label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
@@ -59,7 +68,7 @@ class HarnessAgent:
             self.model,
             _tool_env(config, ctx, verify),
             task.instruction,
-            prompter=_prompter(config, ctx, budget, label),
+            prompter=_prompter(config, ctx, budget, label, skills.section()),
             hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
             files=partial(named_files, task.instruction, ctx.sandbox, ctx.workdir)
             if config.view.show_named_files
@@ -68,8 +77,15 @@ class HarnessAgent:
             max_turns=_turn_budget(config, ctx, kind),
             use_planner=config.planning.planner
             and (not config.planning.complexity or complexity.wants_planner(kind)),
+            skills=frozenset(skills.ids),
+            skill_text=skills.section(),
         )
         result = loop.run()
+        learned = skills.finish(
+            passed=result.exit is LoopExit.VERIFIED,
+            feedback=config.feedback if verify is not None else "none",
+            trial=ctx.trial_name or task.id,
+        )
         info: dict[str, Any] = {
             "preset": config.preset,
             "model": self.model.profile.name,
@@ -78,6 +94,8 @@ class HarnessAgent:
             "turns": result.turns,
             "complexity": kind.value,
             "budget_shrinks": budget.shrinks,
+            "skills": skills.ids,
+            "skill_learned": learned,
             **asdict(result.stats),
             **(checks.record(proposer) if checks else {}),
         }
@@ -133,7 +151,7 @@ def _tool_env(
 
 
 def _prompter(
-    config: HarnessConfig, ctx: AgentContext, budget: PromptBudget, checks: str
+    config: HarnessConfig, ctx: AgentContext, budget: PromptBudget, checks: str, skills: str
 ) -> MicroPrompter | ConversationPrompter:
     """How the model's prompts are built, as the setting's view says."""
     view = config.view
@@ -148,6 +166,7 @@ def _prompter(
             availability=availability,
             guidance=view.verification_guidance,
             checks=checks,
+            skills=skills,
         )
     return ConversationPrompter(
         budget,

@@ -18,6 +18,11 @@ tasks_app = typer.Typer(help="List, show and check tasks.", no_args_is_help=True
 app.add_typer(tasks_app, name="tasks")
 models_app = typer.Typer(help="Install, list and check models.", no_args_is_help=True)
 app.add_typer(models_app, name="models")
+skills_app = typer.Typer(
+    help="The skill library: list, show, add, import, export, stats, learn.",
+    no_args_is_help=True,
+)
+app.add_typer(skills_app, name="skills")
 
 console = Console()
 err_console = Console(stderr=True)

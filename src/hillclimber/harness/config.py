@@ -2,9 +2,9 @@
 
 Settings are grouped by what they shape: how the model is asked (`ask`), what it sees
 (`view`), when the loop may end (`completion`), climbing on checks (`climbing`), which guard
-rules refuse calls (`guards`) and planning (`planning`). The presets are TOML files shipped in
-`harness/presets/`, loaded by `presets.py`; the CLI only picks one and overrides fields. No
-behaviour depends on a preset's name. See docs/presets.md.
+rules refuse calls (`guards`), planning (`planning`) and skills (`skills`). The presets are
+TOML files shipped in `harness/presets/`, loaded by `presets.py`; the CLI only picks one and
+overrides fields. No behaviour depends on a preset's name. See docs/presets.md.
 """
 
 from __future__ import annotations
@@ -145,6 +145,29 @@ class Checks(_Settings):
     unsatisfiable check blocks a correct answer (see benchmarks/checks.py --model)."""
 
 
+class SkillSettings(_Settings):
+    """Skills: reference approaches shown as examples (`hillclimber.skills`)."""
+
+    show: Literal["suite", "on", "off"] = "off"
+    """suite: where the suite's policy turns generic aids on (the built-in suite; never
+    Terminal-Bench 2, where the retrieval is not even called); on; off."""
+    learned: bool = True
+    """Also show the store's skills (learned from solved tasks, or added), never on the task
+    a skill was learned from."""
+    learn: bool = False
+    """After a trial its checks passed (the task's tests with feedback tests, the acceptance
+    checks with feedback self), store a skill distilled from its steps, and count each skill
+    shown with the trial's outcome. Off by default: a run's results then do not depend on the
+    order its trials ran in."""
+    top_k: int = Field(default=3, ge=1, le=10)
+    min_score: float = Field(default=1.0, ge=0)
+    """The BM25 score a skill needs at least."""
+    min_share: float = Field(default=0.5, ge=0, le=1)
+    """...and at least this share of the best skill's score."""
+    store: str | None = None
+    """The SQLite file of learned skills and uses; None: `<hillclimber home>/skills.db`."""
+
+
 class Planning(_Settings):
     planner: bool = False
     """Supervisor/worker micro-steps: the task broken into a short list of steps first."""
@@ -152,7 +175,7 @@ class Planning(_Settings):
     """Classify the task once; the class sets the turn budget and whether the planner runs."""
 
 
-GROUPS = ("ask", "view", "completion", "climbing", "guards", "checks", "planning")
+GROUPS = ("ask", "view", "completion", "climbing", "guards", "checks", "planning", "skills")
 Feedback = Literal["tests", "self", "none"]
 
 
@@ -175,6 +198,7 @@ class HarnessConfig(_Settings):
     guards: Guards = Guards()
     checks: Checks = Checks()
     planning: Planning = Planning()
+    skills: SkillSettings = SkillSettings()
 
     @field_validator("tools")
     @classmethod

@@ -54,12 +54,17 @@ class AgentLoop:
         events: EventBus | None = None,
         max_turns: int | None = None,
         use_planner: bool = False,
+        skills: frozenset[str] = frozenset(),
+        skill_text: str = "",
     ) -> None:
         self.config, self.model, self.env, self.instruction = config, model, env, instruction
         self.prompter, self.hint, self.files = prompter, hint, files
         self.events = events or EventBus()
         self.max_turns = max_turns or config.max_turns
         self.use_planner = use_planner
+        self.skills, self.skill_text = skills, skill_text
+        """Ids of the skills shown (called as a tool, they get feedback of their own), and
+        their text for the planner."""
         self.turn = 0
         self.plan: Plan | None = None
         self.state, self.stats = LoopState(), LoopStats()
@@ -111,6 +116,7 @@ class AgentLoop:
         self.state.feedback = []
         outcome = parse_tool_call(answer.text, tools, forgiving=self.config.ask.forgiving_parser)
         if isinstance(outcome, ParseFailure):
+            outcome = outcome.as_skill(self.skills)
             message = outcome.feedback(tools)
             self.stats.parse_failures += 1
             self.events.emit(ParseFailed(self.turn, outcome.reason.value, outcome.detail))
@@ -273,7 +279,12 @@ class AgentLoop:
 
     def _make_plan(self, feedback: str | None = None) -> None:
         self.plan = make_plan(
-            self.asker, self.instruction, turn=self.turn, feedback=feedback, previous=self.plan
+            self.asker,
+            self.instruction,
+            turn=self.turn,
+            feedback=feedback,
+            previous=self.plan,
+            skills=self.skill_text,
         )
         self.events.emit(PlanMade(self.turn, tuple(s.text for s in self.plan.steps)))
 

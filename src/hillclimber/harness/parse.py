@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
@@ -55,6 +55,8 @@ class ParseFailureReason(StrEnum):
     MISSING_REQUIRED_FIELDS = "missing_required_fields"
     """Also any other argument that does not fit the tool's schema (named in `detail`)."""
     UNKNOWN_TOOL = "unknown_tool"
+    SKILL_AS_TOOL = "skill_as_tool"
+    """An unknown tool named like one of the example approaches shown (skills)."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,9 @@ class ParsedCall:
 
 _LEADS = {
     ParseFailureReason.UNKNOWN_TOOL: "Error: {detail}. Call only one of the tools below.",
+    ParseFailureReason.SKILL_AS_TOOL: (
+        "Error: {detail}. Examples are NOT tools: do their steps with the tools below."
+    ),
     ParseFailureReason.MISSING_REQUIRED_FIELDS: (
         "Error: {detail}. Give the arguments its signature below lists."
     ),
@@ -87,6 +92,18 @@ class ParseFailure:
     reason: ParseFailureReason
     detail: str
     """One line: what exactly was wrong."""
+    name: str | None = None
+    """The tool name the answer called, when that name was the trouble."""
+
+    def as_skill(self, skills: Collection[str]) -> ParseFailure:
+        """This failure, or, when it called a tool named like one of `skills` (ids of the
+        skills shown), the failure that says it is not a tool."""
+        if self.reason is not ParseFailureReason.UNKNOWN_TOOL or self.name is None:
+            return self
+        if name_key(self.name) not in {name_key(skill) for skill in skills}:
+            return self
+        detail = f"{clip(self.name, 60)!r} is one of the example approaches, not a tool"
+        return ParseFailure(ParseFailureReason.SKILL_AS_TOOL, detail, self.name)
 
     def feedback(self, tools: Sequence[ToolSpec]) -> str:
         """The message fed back to the model: what was wrong, the format and the tools, in at
@@ -104,6 +121,12 @@ class ParseFailure:
 
 
 Outcome = ParsedCall | ParseFailure
+
+
+def name_key(name: str) -> str:
+    """A name as written any way (`Append_Line`, `append line`) → `append-line`."""
+    return "-".join(name.lower().replace("_", " ").replace("-", " ").split())
+
 
 STRATEGIES: tuple[Strategy, ...] = (
     tagged,
@@ -306,7 +329,9 @@ def _schema_error(tool: ToolSpec, err: ValidationError) -> str:
 
 
 def _unknown(name: str) -> ParseFailure:
-    return ParseFailure(ParseFailureReason.UNKNOWN_TOOL, f"unknown tool {clip(name, 60)!r}")
+    return ParseFailure(
+        ParseFailureReason.UNKNOWN_TOOL, f"unknown tool {clip(name, 60)!r}", name=name
+    )
 
 
 # -- why nothing parsed ------------------------------------------------------------------------

@@ -111,11 +111,12 @@ class Plan:
         return "\n".join(lines)
 
 
-def supervisor_prompt(instruction: str, feedback: str | None = None) -> str:
+def supervisor_prompt(instruction: str, feedback: str | None = None, skills: str = "") -> str:
     again = (
         f"\nThe last attempt was checked and failed: {feedback}\nPlan the fix." if feedback else ""
     )
-    return f"Task:\n{instruction}{again}\n\nSteps as JSON:"
+    examples = f"\n\n{skills}" if skills else ""
+    return f"Task:\n{instruction}{again}{examples}\n\nSteps as JSON:"
 
 
 def make_plan(
@@ -125,12 +126,14 @@ def make_plan(
     turn: int,
     feedback: str | None = None,
     previous: Plan | None = None,
+    skills: str = "",
 ) -> Plan:
-    """Ask the supervisor for a plan (again, with what failed, after `previous`)."""
+    """Ask the supervisor for a plan (again, with what failed, after `previous`), with the
+    example approaches chosen for the task (`skills`, may be empty)."""
     request = CompletionRequest(
         messages=[
             Message(role="system", content=SUPERVISOR_SYSTEM),
-            Message(role="user", content=supervisor_prompt(instruction, feedback)),
+            Message(role="user", content=supervisor_prompt(instruction, feedback, skills)),
         ],
         max_tokens=300,
         temperature=asker.settings.temperature,

@@ -105,6 +105,9 @@ class MicroPrompter:
     guidance: bool = False
     checks: str = "the task's tests"
     """What checks the work, in the rules and as the title of the counts."""
+    skills: str = ""
+    """The example approaches chosen for the task (`skills.select.section`); the first part
+    cut when the prompt does not fit."""
     squeeze: int = 0
     """Raised after a back end still reported an overflow: shrinks every later prompt more."""
 
@@ -132,6 +135,7 @@ class MicroPrompter:
             Section("plan", view.plan or "", priority=50, title="Plan"),
             Section("step", view.step or "", priority=95, title="Current step"),
             Section("hint", view.hint or "", priority=40),
+            Section("skills", self.skills, priority=30),
             Section(
                 "previous",
                 previous_field(view.history, self.previous_steps),
@@ -178,6 +182,8 @@ class ConversationPrompter:
     availability: str | None = None
     guidance: bool = False
     checks: str = "the task's tests"
+    skills: str = ""
+    """The example approaches chosen for the task, after it; dropped first when too long."""
     turns: list[tuple[str, str]] = field(default_factory=list)
     """(assistant answer, observation) per turn."""
     compacted: str = ""
@@ -202,6 +208,8 @@ class ConversationPrompter:
     ) -> list[Message]:
         messages = [Message(role="system", content=self._system())]
         task = f"Task:\n{self.instruction}"
+        if self.skills:
+            task += f"\n\n{self.skills}"
         if self.compacted:
             task += f"\n\nSummary of earlier steps: {self.compacted}"
         messages.append(Message(role="user", content=task))
@@ -221,6 +229,9 @@ class ConversationPrompter:
             return messages
         older = range(max(len(self.turns) - self.keep_full, 0))
         messages = self._messages(self.turns, set(older))
+        if self.skills and self.budget.tokens(messages) > self.budget.limit:
+            self.skills = ""  # the lowest priority: dropped before any turn is compacted
+            messages = self._messages(self.turns, set(older))
         used = self.budget.tokens(messages)
         window = self.budget.profile.context_window
         if self.compact_at is not None and used > self.compact_at * window and len(self.turns) > 2:

@@ -1,0 +1,58 @@
+"""The skills of one trial: chosen before its first turn, and learned from after its last.
+
+`TrialSkills` listens to the loop's events for the steps it took; when the trial's checks
+passed (the task's tests with feedback `tests`, the acceptance checks with `self`) and
+`skills.learn` is on, it stores a skill distilled from them and counts each skill shown with
+the outcome. With feedback `none` nothing judged the trial, so nothing is learned or counted.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hillclimber.harness.config import SkillSettings
+from hillclimber.harness.events import Event, ToolRan
+from hillclimber.skills.learn import Step, distill
+from hillclimber.skills.rank import Scored
+from hillclimber.skills.select import choose, section
+from hillclimber.skills.store import SkillStore, default_path
+
+
+class TrialSkills:
+    def __init__(
+        self, settings: SkillSettings, instruction: str, *, task_id: str, show: bool
+    ) -> None:
+        self.settings, self.instruction, self.task_id = settings, instruction, task_id
+        path = Path(settings.store) if settings.store else default_path()
+        wanted = settings.learn or (show and settings.learned and path.exists())
+        self.store = SkillStore(path) if wanted else None
+        self.shown: list[Scored] = (
+            choose(settings, instruction, task_id=task_id, store=self.store) if show else []
+        )
+        self.steps: list[Step] = []
+
+    @property
+    def ids(self) -> list[str]:
+        return [s.skill.id for s in self.shown]
+
+    def section(self) -> str:
+        return section(self.shown)
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ToolRan):
+            self.steps.append(Step(event.tool, event.arguments, event.success))
+
+    def finish(self, *, passed: bool, feedback: str, trial: str) -> str | None:
+        """Count the skills shown and learn from a pass; the id of the skill learned, if any."""
+        if not self.settings.learn or self.store is None or feedback == "none":
+            return None
+        self.store.record_uses(
+            self.ids, task=self.task_id, trial=trial, passed=passed, judged_by=feedback
+        )
+        if not passed:
+            return None
+        skill = distill(self.instruction, self.steps, task_id=self.task_id)
+        if skill is None:
+            return None
+        self.store.add(skill)
+        return skill.id
