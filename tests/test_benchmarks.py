@@ -45,6 +45,15 @@ def test_parser_benchmark() -> None:
     assert total == strict_total > 0 and recovered <= total and strict <= total
 
 
+def test_skills_benchmark() -> None:
+    lines = run_benchmark("skills.py")
+    assert any(re.match(rf"\s+bm25: precision@3 {NUMBER}  recall@5 {NUMBER}$", x) for x in lines)
+    assert any(re.match(rf"\s+bm25 on 1000 skills: .* query median {NUMBER} ms", x) for x in lines)
+    assert re.fullmatch(
+        rf"bm25 precision@3 {NUMBER} vs hashed baseline {NUMBER}: {NUMBER}x", lines[-1]
+    ), lines[-1]
+
+
 @pytest.mark.slow
 def test_context_benchmark() -> None:
     line = final_line("context.py", "--tasks", "hello-file,word-count", "--turns", "5")

@@ -160,10 +160,11 @@ class SkillSettings(_Settings):
     shown with the trial's outcome. Off by default: a run's results then do not depend on the
     order its trials ran in."""
     top_k: int = Field(default=3, ge=1, le=10)
-    min_score: float = Field(default=1.0, ge=0)
+    min_score: float = Field(default=3.0, ge=0)
     """The BM25 score a skill needs at least."""
-    min_share: float = Field(default=0.5, ge=0, le=1)
-    """...and at least this share of the best skill's score."""
+    min_share: float = Field(default=0.7, ge=0, le=1)
+    """...and at least this share of the best skill's score (both set on the labelled set of
+    benchmarks/skills.py: about half of what is shown is what a person would pick)."""
     store: str | None = None
     """The SQLite file of learned skills and uses; None: `<hillclimber home>/skills.db`."""
 
