@@ -51,4 +51,26 @@ spec=".[local]"
 [ -z "$extras" ] || spec=".[local,$extras]"
 "${pip[@]}" install -e "$spec"
 .venv/bin/hillclimber models install
+
+# dev only: Harbor in a venv of its own (it needs Python 3.12+), so that the tests check our
+# trajectories and exported runs with Harbor's own models and validator
+harbor_version=0.24.0
+case ",$extras," in *,dev,*)
+  py312=""
+  for candidate in python3.13 python3.12 "$HOME"/.pyenv/versions/3.1[23].*/bin/python; do
+    if command -v "$candidate" >/dev/null 2>&1 \
+      && "$candidate" -c 'import sys, venv; assert sys.version_info >= (3, 12)' 2>/dev/null; then
+      py312="$candidate"; break
+    fi
+  done
+  if [ -z "$py312" ]; then
+    echo "no Python 3.12+ here: the tests that use Harbor will be skipped (CI fails them)"
+  elif ! .venv-harbor/bin/python -c "import harbor" 2>/dev/null \
+    || [ "$(.venv-harbor/bin/pip show harbor 2>/dev/null | sed -n 's/^Version: //p')" != "$harbor_version" ]; then
+    echo "installing harbor $harbor_version into .venv-harbor (with $py312)"
+    rm -rf .venv-harbor && "$py312" -m venv .venv-harbor
+    .venv-harbor/bin/pip -q --disable-pip-version-check install "harbor==$harbor_version"
+  fi
+  ;;
+esac
 echo "installed: $(.venv/bin/hillclimber --version) in $(pwd)/.venv"

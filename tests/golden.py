@@ -84,6 +84,11 @@ _PROBED = re.compile(r"Commands here: [^\n]*")
 def run(name: str, root: Path) -> dict[str, Any]:
     """The trajectory of the preset `name` on the fixture task, with what differs from run to
     run or machine to machine taken out."""
+    return _stable(json.loads(run_raw(name, root).read_text()))
+
+
+def run_raw(name: str, root: Path) -> Path:
+    """Run the preset `name` on the fixture task; the path of its trajectory, as written."""
     kind, _ = pick_sandbox_kind()
     if kind is SandboxKind.LOCAL:
         raise RuntimeError("golden runs need an isolated sandbox (bwrap or namespace)")
@@ -103,7 +108,7 @@ def run(name: str, root: Path) -> dict[str, Any]:
     )
     HarnessAgent(model, preset(name)).run(ctx)
     model.assert_complete()
-    return _stable(json.loads((log_dir / "trajectory.json").read_text()))
+    return log_dir / "trajectory.json"
 
 
 def _stable(data: Any) -> Any:

@@ -15,6 +15,7 @@ from hillclimber.errors import ModelUnavailable
 from hillclimber.models import embedded
 
 from conftest import IN_CI
+from harbor_venv import harbor_errors
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 TASKS = "hello-file,config-debug"
@@ -70,10 +71,13 @@ def test_each_preset_runs_the_real_model_end_to_end(preset: str, tmp_path: Path)
         assert trial["agent_info"]["model_calls"] >= 1
         # bench checks the work with the harness's own acceptance checks unless told otherwise
         assert trial["feedback"] == ("none" if preset == "naive" else "self")
-        trajectory = json.loads((run / f"{task}.1/logs/agent/trajectory.json").read_text())
+        path = run / f"{task}.1/logs/agent/trajectory.json"
+        trajectory = json.loads(path.read_text())
         assert trajectory["schema_version"].startswith("ATIF")
-        agent_steps = [s for s in trajectory["steps"] if s["source"] == "agent"]
-        assert agent_steps and all(s["prompt"] and "message" in s for s in agent_steps)
+        calls = [s for s in trajectory["steps"] if s.get("llm_call_count") == 1]
+        assert calls and all(s["extra"]["prompt"] and "message" in s for s in calls)
+        # valid by Harbor's own validator and Trajectory model
+        assert harbor_errors("trajectory", path) == {str(path): []}
 
 
 def test_run_one_instruction_with_the_default_model(tmp_path: Path) -> None:

@@ -69,7 +69,9 @@ def run_agent(
 
 def prompts(trajectory: dict[str, Any]) -> str:
     return "\n".join(
-        message["content"] for step in trajectory["steps"] for message in step.get("prompt", [])
+        message["content"]
+        for step in trajectory["steps"]
+        for message in (step.get("extra") or {}).get("prompt", [])
     )
 
 

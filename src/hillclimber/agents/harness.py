@@ -57,6 +57,8 @@ class HarnessAgent:
                 "hints": use_hints,
                 "skills": skills.ids,
             },
+            instruction=task.instruction,
+            tool_definitions=[tool.definition() for tool in tool_list(config.tools)],
         )
         events = EventBus(writer, skills, *self.listeners)
         checks, proposer = self._checks(ctx, events)

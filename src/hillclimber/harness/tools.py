@@ -84,6 +84,17 @@ class ToolSpec:
             "additionalProperties": False,
         }
 
+    def definition(self) -> dict[str, Any]:
+        """The tool as OpenAI's function-calling schema (ATIF's `tool_definitions`)."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.arguments_schema(),
+            },
+        }
+
     def call_schema(self) -> dict[str, Any]:
         return {
             "type": "object",

@@ -1,8 +1,18 @@
-"""The trajectory of one run, in the ATIF shape Harbor uses where it fits, written after every
-step so that a crash loses nothing."""
+"""The trajectory of one run in ATIF (the Agent Trajectory Interchange Format of Harbor and
+Terminal-Bench), valid by Harbor's own `Trajectory` model; written after every step so that a
+crash loses nothing.
+
+Layout: a `user` step with the instruction; one `agent` step per model call (its answer as
+`message`, tokens in `metrics`, the prompt, turn and role under `extra`) carrying the calls it
+led to and their results (`observation.results[*].source_call_id`); a harness action that no
+model call asked for (a check the loop ran itself) is an `agent` step with `llm_call_count` 0;
+verifications, plans, acceptance checks and finalize signals are `system` steps. Everything of
+ours that ATIF has no field for lives under `extra`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,36 +35,52 @@ from hillclimber.harness.events import (
 )
 from hillclimber.results import write_json
 
-SCHEMA = "ATIF-v1.2"
+SCHEMA = "ATIF-v1.7"
 
 
 class TrajectoryWriter:
-    """Collects one ATIF step per model call (and per harness action) from the loop's events."""
+    """Collects the steps of one trial from the loop's events."""
 
-    def __init__(self, path: Path, session_id: str, model: str, extra: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        path: Path,
+        session_id: str,
+        model: str,
+        extra: dict[str, Any],
+        *,
+        instruction: str = "",
+        tool_definitions: Sequence[dict[str, Any]] = (),
+    ) -> None:
         self.path = path
+        agent: dict[str, Any] = {"name": "hillclimber", "version": __version__, "model_name": model}
+        if tool_definitions:
+            agent["tool_definitions"] = list(tool_definitions)
+        agent["extra"] = extra
         self.doc: dict[str, Any] = {
             "schema_version": SCHEMA,
             "session_id": session_id,
-            "agent": {
-                "name": "hillclimber",
-                "version": __version__,
-                "model_name": model,
-                "extra": extra,
-            },
+            "agent": agent,
             "steps": [],
-            "final_metrics": {},
         }
         self.current: dict[str, Any] | None = None
+        self.tokens = {"prompt": 0, "completion": 0, "cached": 0}
+        if instruction:
+            self._step("user", instruction)
+            self._write()
 
-    def _step(self, source: str) -> dict[str, Any]:
+    def _step(self, source: str, message: str, **fields: Any) -> dict[str, Any]:
         step: dict[str, Any] = {
             "step_id": len(self.doc["steps"]) + 1,
             "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds"),
             "source": source,
+            "message": message,
+            **fields,
         }
         self.doc["steps"].append(step)
         return step
+
+    def _system(self, message: str, event: Event) -> None:
+        self._step("system", message, extra=_plain(event))
 
     def __call__(self, event: Event) -> None:
         match event:
@@ -62,7 +88,6 @@ class TrajectoryWriter:
                 return  # nothing to record yet
             case ModelAnswered():
                 self._answered(event)
-                return  # written with what became of the answer, a moment later in the step
             case CandidatesTried() if self.current is not None:
                 self.current["extra"]["candidates"] = _plain(event)
             case ParseFailed() if self.current is not None:
@@ -72,51 +97,84 @@ class TrajectoryWriter:
             case ToolRan():
                 self._tool_ran(event)
             case Verified():
-                self._step("system").update({"message": "verification", "extra": _plain(event)})
+                self._system("verification", event)
             case PlanMade():
-                self._step("system").update({"message": "plan", "extra": _plain(event)})
+                self._system("plan", event)
             case ChecksMade():
-                step = self._step("system")
-                step.update({"message": "acceptance checks", "extra": _plain(event)})
+                self._system("acceptance checks", event)
             case FinalizeAsked():
-                step = self._step("system")
-                step.update({"message": f"finalize ({event.reason})", "extra": _plain(event)})
+                self._system(f"finalize ({event.reason})", event)
             case LoopEnded():
-                self.doc["final_metrics"] = {"final": True, **_plain(event), "turns": event.turn}
+                self._ended(event)
+        self._write()
+
+    def _write(self) -> None:
         # compact: the whole document is rewritten after every step (a crash loses nothing),
         # and an indented dump of a long run costs more than the rest of the harness
         write_json(self.path, self.doc, indent=None)
 
     def _answered(self, event: ModelAnswered) -> None:
-        step = self._step("agent")
-        step.update(
-            {
+        usage = event.usage
+        metrics: dict[str, Any] = {
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+        }
+        if usage.cached_prompt_tokens is not None:
+            metrics["cached_tokens"] = usage.cached_prompt_tokens
+        if usage.estimated:
+            metrics["extra"] = {"estimated": True}
+        self.tokens["prompt"] += usage.prompt_tokens
+        self.tokens["completion"] += usage.completion_tokens
+        self.tokens["cached"] += usage.cached_prompt_tokens or 0
+        step = self._step(
+            "agent",
+            event.text,
+            model_name=self.doc["agent"]["model_name"],
+            metrics=metrics,
+            llm_call_count=1,
+            extra={
                 "turn": event.turn,
-                "model_name": self.doc["agent"]["model_name"],
+                "role": event.role,
                 "prompt": [m.model_dump() for m in event.prompt],
-                "message": event.text,
-                "metrics": event.usage.model_dump(),
-                "extra": {"latency_sec": event.latency_sec, "role": event.role},
-            }
+                "latency_sec": event.latency_sec,
+                "finish_reason": event.finish_reason,
+            },
         )
         if event.role != "candidate":  # an alternative asked for while climbing
             self.current = step
 
     def _tool_ran(self, event: ToolRan) -> None:
-        step = self.current if event.by == "model" and self.current else self._step("system")
+        step = self.current if event.by == "model" and self.current else None
+        if step is None:  # the harness acted on its own: a dispatch no model call asked for
+            step = self._step(
+                "agent",
+                f"harness: {event.tool}",
+                llm_call_count=0,
+                extra={"turn": event.turn, "role": "harness"},
+            )
         calls = step.setdefault("tool_calls", [])
+        call_id = f"call_{step['step_id']}_{len(calls)}"
         calls.append(
-            {
-                "tool_call_id": f"call_{step['step_id']}_{len(calls)}",
-                "function_name": event.tool,
-                "arguments": event.arguments,
-            }
+            {"tool_call_id": call_id, "function_name": event.tool, "arguments": event.arguments}
         )
         step.setdefault("observation", {"results": []})["results"].append(
-            {"content": event.output, "success": event.success, "metadata": event.metadata}
+            {
+                "source_call_id": call_id,
+                "content": event.output,
+                "extra": {"success": event.success, "metadata": event.metadata},
+            }
         )
-        step.setdefault("extra", {})["summary"] = event.summary
+        step["extra"]["summary"] = event.summary
         step["extra"]["duration_sec"] = event.duration_sec
+
+    def _ended(self, event: LoopEnded) -> None:
+        self.doc["final_metrics"] = {
+            "total_prompt_tokens": self.tokens["prompt"],
+            "total_completion_tokens": self.tokens["completion"],
+            "total_cached_tokens": self.tokens["cached"],
+            "total_steps": len(self.doc["steps"]),
+            "extra": {"final": True, **_plain(event), "turns": event.turn},
+        }
 
 
 def _plain(event: Event) -> dict[str, Any]:

@@ -264,14 +264,19 @@ class Step:
 
 
 def read_steps(doc: dict[str, Any]) -> list[Step]:
-    """The steps of an ATIF trajectory written by `TrajectoryWriter`. System steps carry no
-    turn of their own: they get the turn of the model call before them."""
+    """The steps of an ATIF trajectory written by `TrajectoryWriter` (the instruction's user
+    step left out). A model call is an `agent` step; a harness action no model asked for (an
+    agent step with `llm_call_count` 0) and the harness's events are `system` steps. System
+    steps carry no turn of their own: they get the turn of the model call before them. Reads
+    the layout of earlier versions too (turn and prompt at step level)."""
     steps: list[Step] = []
     turn: int | None = None
     for raw in doc.get("steps", []):
+        if raw.get("source") == "user":
+            continue
         extra = raw.get("extra") or {}
-        agent = raw.get("source") == "agent"
-        turn = raw.get("turn", turn) if agent else turn
+        agent = raw.get("source") == "agent" and raw.get("llm_call_count") != 0
+        turn = extra.get("turn", raw.get("turn", turn)) if agent else turn
         metrics = raw.get("metrics") or {}
         message = str(raw.get("message") or "")
         steps.append(
@@ -279,10 +284,10 @@ def read_steps(doc: dict[str, Any]) -> list[Step]:
                 source="agent" if agent else "system",
                 turn=turn,
                 role=str(extra.get("role") or "") if agent else message,
-                prompt=list(raw.get("prompt") or []),
+                prompt=list(extra.get("prompt") or raw.get("prompt") or []),
                 text=message if agent else "",
                 calls=list(raw.get("tool_calls") or []),
-                results=list((raw.get("observation") or {}).get("results") or []),
+                results=[_result(r) for r in (raw.get("observation") or {}).get("results") or []],
                 monitor=extra.get("monitor"),
                 parse_error=extra.get("parse_error"),
                 verification=extra if message == "verification" else None,
@@ -293,6 +298,16 @@ def read_steps(doc: dict[str, Any]) -> list[Step]:
             )
         )
     return steps
+
+
+def _result(raw: dict[str, Any]) -> dict[str, Any]:
+    """A tool result as readers want it: content and success (under `extra` in ATIF)."""
+    extra = raw.get("extra") or {}
+    return {
+        "content": raw.get("content", ""),
+        "success": bool(extra.get("success", raw.get("success"))),
+        "metadata": extra.get("metadata", raw.get("metadata")) or {},
+    }
 
 
 def shorten(text: str, limit: int) -> str:

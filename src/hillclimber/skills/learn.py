@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from hillclimber.harness.context import named_paths
 from hillclimber.harness.guards.bounds import written_paths
+from hillclimber.report.rundata import read_steps
 from hillclimber.shell.reader import commands
 from hillclimber.skills.skill import Skill, digest
 
@@ -171,16 +172,8 @@ def _clip(text: str, limit: int) -> str:
 
 def steps_from_trajectory(doc: Mapping[str, Any]) -> list[Step]:
     """The tool calls of a trajectory written by `TrajectoryWriter`, with their success."""
-    found: list[Step] = []
-    for step in doc.get("steps", []):
-        calls: Sequence[Mapping[str, Any]] = step.get("tool_calls") or []
-        results = (step.get("observation") or {}).get("results") or []
-        for call, result in zip(calls, results, strict=False):
-            found.append(
-                Step(
-                    str(call.get("function_name", "")),
-                    call.get("arguments") or {},
-                    bool(result.get("success")),
-                )
-            )
-    return found
+    return [
+        Step(str(call.get("function_name", "")), call.get("arguments") or {}, result["success"])
+        for step in read_steps(dict(doc))
+        for call, result in zip(step.calls, step.results, strict=False)
+    ]
