@@ -1,4 +1,5 @@
-"""`show` and `report`: a run's numbers in the terminal, or one HTML page of several runs."""
+"""`show`, `report` and `export`: a run's numbers in the terminal, one HTML page of several
+runs, or a run in another tool's format (a Harbor job folder)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,21 @@ def report(
     except (HillclimberError, OSError) as err:
         fail(str(err))
     console.print(f"report: {path}", highlight=False)
+
+
+@app.command()
+def export(
+    run_path: Annotated[Path, typer.Argument(metavar="RUN", help="A run or comparison folder.")],
+    to: Annotated[str, typer.Option("--to", help="The format: harbor (a Harbor job folder).")],
+    output: Annotated[Path, typer.Option("--output", "-o", help="The folder to write.")],
+) -> None:
+    """Write a run in another tool's format: `--to harbor` makes a Harbor job folder."""
+    from hillclimber.harbor.export import export_harbor
+
+    if to != "harbor":
+        fail(f"--to {to}: the formats are: harbor")
+    try:
+        exported = export_harbor(run_path, output)
+    except (HillclimberError, OSError) as err:
+        fail(str(err))
+    console.print(f"harbor job: {exported.job_dir} ({exported.trials} trials)", highlight=False)

@@ -180,3 +180,73 @@ class TrajectoryWriter:
 def _plain(event: Event) -> dict[str, Any]:
     """An event's fields as JSON-ready data."""
     return asdict(event)
+
+
+def upgrade(doc: dict[str, Any], instruction: str = "") -> dict[str, Any]:
+    """A trajectory written by hillclimber before 0.2 (ATIF-v1.2 in name only: turn and prompt
+    at step level, our own metrics and results, harness actions as system steps with tool
+    calls) in the layout `TrajectoryWriter` writes now. A current one is returned as it is."""
+    if doc.get("schema_version") == SCHEMA:
+        return doc
+    steps: list[dict[str, Any]] = []
+    if instruction:
+        steps.append({"step_id": 1, "source": "user", "message": instruction})
+    totals = {"prompt": 0, "completion": 0, "cached": 0}
+    for old in doc.get("steps", []):
+        step = _upgraded_step(old, totals)
+        step["step_id"] = len(steps) + 1
+        steps.append(step)
+    ended = doc.get("final_metrics") or {}
+    return {
+        "schema_version": SCHEMA,
+        "session_id": doc.get("session_id"),
+        "agent": doc.get("agent", {"name": "hillclimber", "version": "unknown"}),
+        "steps": steps,
+        "final_metrics": {
+            "total_prompt_tokens": totals["prompt"],
+            "total_completion_tokens": totals["completion"],
+            "total_cached_tokens": totals["cached"],
+            "total_steps": len(steps),
+            "extra": ended,
+        },
+    }
+
+
+def _upgraded_step(old: dict[str, Any], totals: dict[str, int]) -> dict[str, Any]:
+    extra = dict(old.get("extra") or {})
+    step: dict[str, Any] = {
+        key: old[key] for key in ("timestamp", "source", "message") if key in old
+    }
+    step.setdefault("message", "")
+    for key in ("turn", "prompt"):
+        if key in old:
+            extra[key] = old[key]
+    if old.get("source") == "agent":
+        usage = old.get("metrics") or {}
+        metrics = {k: usage.get(k, 0) for k in ("prompt_tokens", "completion_tokens")}
+        if usage.get("cached_prompt_tokens") is not None:
+            metrics["cached_tokens"] = usage["cached_prompt_tokens"]
+        if usage.get("estimated"):
+            metrics["extra"] = {"estimated": True}
+        totals["prompt"] += metrics["prompt_tokens"]
+        totals["completion"] += metrics["completion_tokens"]
+        totals["cached"] += metrics.get("cached_tokens", 0)
+        step.update(model_name=old.get("model_name"), metrics=metrics, llm_call_count=1)
+    elif old.get("tool_calls"):  # the harness acted on its own
+        step.update(source="agent", message=f"harness: {old['tool_calls'][0]['function_name']}")
+        step["llm_call_count"] = 0
+    if old.get("tool_calls"):
+        step["tool_calls"] = old["tool_calls"]
+        results = (old.get("observation") or {}).get("results") or []
+        step["observation"] = {
+            "results": [
+                {
+                    "source_call_id": call["tool_call_id"],
+                    "content": result.get("content"),
+                    "extra": {"success": result.get("success"), "metadata": result.get("metadata")},
+                }
+                for call, result in zip(old["tool_calls"], results, strict=False)
+            ]
+        }
+    step["extra"] = extra
+    return {k: v for k, v in step.items() if v is not None}
