@@ -553,3 +553,67 @@ def test_built_in_suites_load_cleanly() -> None:
         dataset = load_suite(name)
         assert dataset.tasks, name
         assert dataset.errors == [], [str(error) for error in dataset.errors]
+
+
+# -- Harbor's layouts ------------------------------------------------------------------------
+
+TB2_IDS = ["fx-fix-script", "fx-hello", "fx-sales-total"]
+
+
+def test_a_folder_harbor_download_made_loads(tmp_path: Path) -> None:
+    # `harbor download NAME -o OUT` (export mode) lays a dataset out as OUT/NAME/<task>/
+    dataset_dir = tmp_path / "out" / "hc-fixtures"
+    for task in TB2_IDS:
+        shutil.copytree(FIXTURES / "tb2" / task, dataset_dir / task)
+    dataset = load_dataset(dataset_dir)
+    assert dataset.ids == TB2_IDS and not dataset.errors
+
+
+def registry(tmp_path: Path, *datasets: dict[str, object]) -> Path:
+    path = tmp_path / "registry.json"
+    path.write_text(json.dumps(list(datasets)))
+    return path
+
+
+def local(name: str, version: str, tasks: list[str]) -> dict[str, object]:
+    return {
+        "name": name,
+        "version": version,
+        "description": f"{name} for tests",
+        "tasks": [{"name": t, "path": str(FIXTURES / "tb2" / t)} for t in tasks],
+    }
+
+
+def test_a_harbor_registry_entry_with_local_task_folders_loads(tmp_path: Path) -> None:
+    shutil.copytree(FIXTURES / "tb2" / "fx-hello", tmp_path / "tasks" / "fx-hello")
+    relative = {"name": "rel", "version": "1", "tasks": [{"name": "h", "path": "tasks/fx-hello"}]}
+    one = load_dataset(registry(tmp_path, relative))
+    assert one.ids == ["fx-hello"] and one.name == "rel@1"  # paths from the registry's folder
+
+    path = registry(tmp_path, local("fixtures", "1.0", TB2_IDS), local("small", "2", ["fx-hello"]))
+    assert load_dataset(Path(f"{path}#fixtures")).ids == TB2_IDS
+    assert load_dataset(Path(f"{path}#small@2")).ids == ["fx-hello"]
+    with pytest.raises(TaskLoadError) as err:
+        load_dataset(path)
+    assert "several datasets" in str(err.value) and "fixtures@1.0, small@2" in str(err.value)
+    with pytest.raises(TaskLoadError, match="no dataset 'big'"):
+        load_dataset(Path(f"{path}#big"))
+
+
+def test_a_registry_task_that_cannot_load_here_is_an_invalid_task(tmp_path: Path) -> None:
+    entry = local("mixed", "1", ["fx-hello"])
+    entry["tasks"] = [  # type: ignore[index]
+        *entry["tasks"],  # type: ignore[misc]
+        {"name": "remote", "git_url": "https://example.org/tasks.git", "path": "remote"},
+        {"name": "gone", "path": str(tmp_path / "gone")},
+    ]
+    dataset = load_dataset(registry(tmp_path, entry))
+    assert dataset.ids == ["fx-hello"]
+    errors = [str(e) for e in dataset.errors]
+    assert "field 'tasks[1]'" in errors[0] and "git repository" in errors[0]
+    assert "field 'tasks[2]'" in errors[1] and "no task folder" in errors[1]
+    bad = registry(tmp_path, {"name": "x", "tasks": [{"name": "no-path"}]})
+    with pytest.raises(TaskLoadError) as err:
+        load_dataset(bad)
+    assert "registry.json" in str(err.value) and "path" in str(err.value)
+    assert "\n" not in str(err.value)

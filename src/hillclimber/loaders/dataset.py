@@ -11,6 +11,7 @@ import fnmatch
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from hillclimber.errors import HillclimberError, TaskLoadError
 from hillclimber.loaders._common import (
@@ -21,7 +22,8 @@ from hillclimber.loaders._common import (
     read_text,
     read_toml,
 )
-from hillclimber.loaders.manifest import load_manifest
+from hillclimber.loaders.manifest import load_manifest, read_json
+from hillclimber.loaders.registry import is_registry, read_registry
 from hillclimber.loaders.tb1 import is_tb1_task, load_tb1_task
 from hillclimber.loaders.tb2 import is_tb2_task, load_tb2_task
 from hillclimber.task import Task, TaskFormat
@@ -116,6 +118,19 @@ def _finish(dataset: Dataset) -> Dataset:
     return dataset
 
 
+def _load_registry(path: Path, data: list[Any], want: str | None) -> Dataset:
+    entry = read_registry(path, data, want)
+    dataset = Dataset(
+        name=entry.name, source=path, errors=entry.errors, description=entry.description
+    )
+    for folder in entry.folders:
+        try:
+            dataset.tasks.append(load_task(folder))
+        except TaskLoadError as exc:
+            dataset.errors.append(exc)
+    return dataset
+
+
 def _load_folder(folder: Path) -> Dataset:
     suite = SuiteToml()
     if (folder / SUITE_FILE).is_file():
@@ -146,15 +161,20 @@ def _load_folder(folder: Path) -> Dataset:
 
 
 def load_dataset(path: Path) -> Dataset:
-    """Load a task folder, a folder of task folders (with an optional `suite.toml`), or a
-    `.json` manifest."""
-    path = Path(path).resolve()
+    """Load a task folder, a folder of task folders (with an optional `suite.toml`; a folder
+    `harbor download` made is one), a `.json` manifest, or a Harbor `registry.json`
+    (`FILE#NAME[@VERSION]` for one of several datasets)."""
+    given, _, want = str(path).partition("#")
+    path = Path(given).resolve()
     if not path.exists():
         raise load_error(path, None, "no such dataset: not a folder or a .json manifest")
     if path.is_dir():
         return _finish(_load_folder(path))
     if path.suffix.lower() != ".json":
         raise load_error(path, None, "not a dataset: give a task folder or a .json manifest")
+    data = read_json(path)
+    if is_registry(data):
+        return _finish(_load_registry(path, data, want or None))
     manifest = load_manifest(path)
     if not manifest.tasks and not manifest.errors:
         raise load_error(path, "tasks", "the manifest lists no tasks")

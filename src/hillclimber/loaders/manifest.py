@@ -136,7 +136,7 @@ class Manifest:
     errors: list[TaskLoadError] = field(default_factory=list)
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
     text = read_text(path, None, "expected a JSON suite manifest here")
     try:
         return json.loads(text)
@@ -149,7 +149,7 @@ def _read_json(path: Path) -> Any:
 def load_manifest(path: Path) -> Manifest:
     """Read a manifest. Raises `TaskLoadError` only when the file as a whole is unusable."""
     path = path.resolve()
-    data = _read_json(path)
+    data = read_json(path)
     if not isinstance(data, dict):
         raise load_error(path, None, "a suite manifest must be a JSON object with a 'tasks' list")
     try:
