@@ -89,7 +89,28 @@ def test_a_change_where_nothing_else_may_change(tmp_path: Path) -> None:
 def test_a_line_to_append_to_the_file_the_sentence_before_named(tmp_path: Path) -> None:
     instruction = "/app/log.txt is a log. Append a line containing exactly `[DONE]` at the end."
     found = names(instruction, {"log.txt": "a\nb\n"}, tmp_path)
-    assert found == ["/app/log.txt is changed", "/app/log.txt has the line '[DONE]'"]
+    assert found == [
+        "/app/log.txt is changed",
+        "/app/log.txt keeps every line it had",
+        "/app/log.txt has the line '[DONE]'",
+    ]
+
+
+def test_an_append_that_loses_a_line_fails_its_checks(tmp_path: Path) -> None:
+    # seen: the 0.5B's edit_file turned a log line into `[DONE]`, and "changed" plus "has the
+    # line" both passed
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "log.txt").write_text("start\nbatch 1\nbatch 2\n")
+    built = build_checks("/app/log.txt is a log. Append a line `[DONE]` at the end.", sandbox)
+    attempts = {
+        "start\nbatch 1\nbatch 2\n[DONE]\n": (True, ""),
+        "start\n[DONE]\nbatch 2\n": (False, "lost the line 'batch 1'"),
+        "[DONE]\nstart\nbatch 1\nbatch 2\n": (True, ""),  # where it goes: the tests say
+    }
+    for text, (passes, why) in attempts.items():
+        (root / "log.txt").write_text(text)
+        evaluation = built.evaluate()
+        assert evaluation.passed is passes and why in evaluation.digest, text
 
 
 def test_formats_numbers_scripts_and_commands(tmp_path: Path) -> None:
@@ -252,7 +273,8 @@ def test_a_proposed_check_is_asked_once_kept_and_climbed_on(tmp_path: Path) -> N
     } in (outcome.info["checks"])
     assert outcome.info["checks_model_calls"] == 1 and outcome.info["loop_exit"] == "verified"
     trajectory = json.loads((log_dir / "trajectory.json").read_text())
-    assert trajectory["steps"][0]["extra"]["role"] == "checks"  # the proposal is a step too
+    assert trajectory["steps"][0]["source"] == "user"  # the instruction
+    assert trajectory["steps"][1]["extra"]["role"] == "checks"  # the proposal is a step too
 
 
 def test_a_commit_message_in_a_repository_the_instruction_names(tmp_path: Path) -> None:

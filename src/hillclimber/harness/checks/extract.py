@@ -32,6 +32,7 @@ from hillclimber.harness.checks.kinds import (
     FileExists,
     FileHasText,
     FileHoldsNumber,
+    FileKeepsLines,
     FileLacks,
     FileOnlyReplaced,
     FileParses,
@@ -206,6 +207,8 @@ def _changed_files(
         if named and not changes:
             continue
         checks.append(FileChanged(path))
+        if sentence.has("append", "appends", "appending"):
+            checks.append(FileKeepsLines(path, text))
         checks += [FileContains(path, new) for _, new in changes]
         if keep_rest:
             checks += [FileLacks(path, old) for old, _ in changes]

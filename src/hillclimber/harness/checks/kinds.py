@@ -188,6 +188,29 @@ class FileOnlyReplaced(FileCheck):
         return Outcome(True)
 
 
+@dataclass(frozen=True)
+class FileKeepsLines(FileCheck):
+    """Every line the file had at the start is still there, in the same order (what is added
+    may go anywhere): an append keeps what was there. An invariant."""
+
+    before: str = field(repr=False)
+    goal: bool = field(default=False, kw_only=True)
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} keeps every line it had"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        now = iter(text.splitlines())
+        for line in self.before.splitlines():
+            if not any(line == other for other in now):
+                return Outcome(False, f"lost the line {line.strip()[:60]!r}")
+        return Outcome(True)
+
+
 def _word(text: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(text)}(?!\w)")
 
