@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,3 +53,14 @@ def isolated_sandbox(root: Path) -> tuple[Sandbox, Path]:
         require_sandbox(SandboxKind.BWRAP)
     layout = trial_layout(root)
     return create_sandbox(kind, layout), layout.workspace
+
+
+def hc(*args: str) -> subprocess.CompletedProcess[str]:
+    """`hillclimber ARGS` as a user runs it: a fresh process, a wide terminal, a plain PATH."""
+    return subprocess.run(
+        [sys.executable, "-m", "hillclimber", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
+    )

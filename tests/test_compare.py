@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ from hillclimber.compare import load_setting
 from hillclimber.errors import HillclimberError
 from hillclimber.report.rundata import load_runs
 
-from conftest import FIXTURES
+from conftest import FIXTURES, hc
 
 HELLO = FIXTURES / "tb2" / "fx-hello"
 ANSWERS = [
@@ -70,16 +68,6 @@ def test_a_bad_setting_file_names_the_file_and_field(
 def test_an_unknown_setting_is_named() -> None:
     with pytest.raises(HillclimberError, match="'smart' is neither a preset"):
         load_setting("smart")
-
-
-def hc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hillclimber", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
-    )
 
 
 @pytest.mark.slow

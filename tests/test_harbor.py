@@ -5,15 +5,13 @@ Harbor's `JobConfig`, `JobResult`, `TrialConfig` and `TrialResult` read."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hillclimber.harness.trajectory import SCHEMA, upgrade
 
-from conftest import FIXTURES
+from conftest import FIXTURES, hc
 from golden import SCRIPTS, run_raw
 from harbor_venv import harbor_errors
 
@@ -22,16 +20,6 @@ WRITE = json.dumps(
     {"name": "write_file", "arguments": {"path": "/app/hello.txt", "content": "Hello, world!\n"}}
 )
 DONE = json.dumps({"name": "task_complete", "arguments": {}})
-
-
-def hc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hillclimber", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
-    )
 
 
 @pytest.mark.slow

@@ -5,8 +5,6 @@ came from; and the `skills` commands."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -23,7 +21,7 @@ from hillclimber.skills.select import HEADER
 from hillclimber.skills.skill import Skill
 from hillclimber.skills.store import SkillStore
 
-from conftest import FIXTURES, isolated_sandbox
+from conftest import FIXTURES, hc, isolated_sandbox
 
 HELLO = FIXTURES / "tb2" / "fx-hello"
 WRITE = json.dumps(
@@ -139,16 +137,6 @@ def test_a_failed_trial_is_counted_and_teaches_nothing(tmp_path: Path) -> None:
 
 
 # -- the commands ----------------------------------------------------------------------------
-
-
-def hc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hillclimber", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
-    )
 
 
 def test_the_skills_commands(tmp_path: Path) -> None:
