@@ -28,7 +28,7 @@ from hillclimber.errors import HillclimberError
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.models import make_model
-from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.sandbox import HOST_KINDS, SandboxKind, pick_sandbox_kind
 from hillclimber.task import Task
 
 
@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument("--dataset", help="a dataset path (instead of --suite)")
     parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
     parser.add_argument("--model", help="also ask this model for checks (e.g. local)")
-    parser.add_argument("--sandbox", type=SandboxKind, choices=list(SandboxKind))
+    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
     args = parser.parse_args()
     dataset, tasks = load_tasks(args.suite, args.dataset, args.tasks)
     kind, _ = pick_sandbox_kind(args.sandbox)

@@ -23,7 +23,7 @@ from _trial import PlanningScript, call, load_tasks, run_harness
 
 from hillclimber.harness.presets import preset
 from hillclimber.models.fm import fm_profile
-from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.sandbox import HOST_KINDS, SandboxKind, pick_sandbox_kind
 
 TURNS = 30
 WINDOW = 4096
@@ -101,7 +101,7 @@ def main() -> None:
     parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
     parser.add_argument("--presets", default="fm,climber,full")
     parser.add_argument("--turns", type=int, default=TURNS, help="turns per run (CI: fewer)")
-    parser.add_argument("--sandbox", type=SandboxKind, choices=list(SandboxKind))
+    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
     parser.add_argument(
         "--pad",
         type=int,

@@ -39,7 +39,13 @@ from hillclimber.harness.events import (
 from hillclimber.harness.presets import preset
 from hillclimber.harness.trajectory import TrajectoryWriter
 from hillclimber.models import ModelProfile
-from hillclimber.sandbox import SandboxKind, create_sandbox, pick_sandbox_kind, trial_layout
+from hillclimber.sandbox import (
+    HOST_KINDS,
+    SandboxKind,
+    create_sandbox,
+    pick_sandbox_kind,
+    trial_layout,
+)
 
 HARNESS_TARGET_MS = 5.0
 SANDBOX_TARGET_MS = 10.0
@@ -139,7 +145,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=40, help="turns per task")
     parser.add_argument("--tasks", default="hello-file,word-count")
     parser.add_argument("--preset", default="fm")
-    parser.add_argument("--sandbox", type=SandboxKind, choices=list(SandboxKind))
+    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
     args = parser.parse_args()
     dataset, tasks = load_tasks("mini", None, args.tasks)
     kind, _ = pick_sandbox_kind(args.sandbox)

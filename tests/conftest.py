@@ -9,6 +9,7 @@ import pytest
 
 from hillclimber.errors import SandboxUnavailable
 from hillclimber.sandbox import (
+    HOST_KINDS,
     Sandbox,
     SandboxKind,
     create_sandbox,
@@ -32,7 +33,7 @@ def require_sandbox(kind: SandboxKind) -> None:
         pytest.skip(str(err))
 
 
-@pytest.fixture(params=list(SandboxKind), ids=lambda k: k.value)
+@pytest.fixture(params=HOST_KINDS, ids=lambda k: k.value)
 def sandbox_kind(request: pytest.FixtureRequest) -> SandboxKind:
     kind: SandboxKind = request.param
     require_sandbox(kind)

@@ -32,6 +32,7 @@ from hillclimber.sandbox.namespace import NamespaceSandbox
 __all__ = [
     "APP",
     "HOME",
+    "HOST_KINDS",
     "SHIMS",
     "TMP",
     "CommandResult",
@@ -55,6 +56,8 @@ _BACKENDS: dict[SandboxKind, type[BwrapSandbox | NamespaceSandbox | LocalSandbox
     SandboxKind.NAMESPACE: NamespaceSandbox,
     SandboxKind.LOCAL: LocalSandbox,
 }
+HOST_KINDS = tuple(_BACKENDS)
+"""The back ends over this machine's folders (`--sandbox`); `harbor` is one Harbor hands us."""
 
 
 def trial_layout(

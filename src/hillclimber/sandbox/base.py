@@ -31,6 +31,8 @@ class SandboxKind(StrEnum):
     BWRAP = "bwrap"
     NAMESPACE = "namespace"
     LOCAL = "local"
+    HARBOR = "harbor"
+    """A Harbor environment the harness was handed (`hillclimber.harbor`)."""
 
 
 class OutsideSandbox(HillclimberError):

@@ -135,16 +135,21 @@ def _verify_pytest_script(
     env_path = verifier_env.ensure_env(script.packages)
     checker = _checker_with_fresh_tests(sandbox, work_dir, verification.tests_dir, env_path)
     out = work_dir / "logs" / "verifier"
-    env = {
-        PYTHON_VAR: f"{verifier_env.MOUNT_TARGET}/bin/python",
-        "PATH": f"{verifier_env.MOUNT_TARGET}/bin:{STANDARD_PATH}",
-        "TEST_DIR": "/tests",
-        verifier_env.USER_SITE_VAR: verifier_env.user_site(),
-    }
+    env = {**script_env(), "TEST_DIR": "/tests"}
     (out / "hillclimber-test.sh").write_text(script.text)
     result = checker.run(script.text, timeout=timeout, env=env, output_cap=4 << 20)
     (out / "output.txt").write_text(result.output)
     return _judge_pytest_run(task, script, checker, result, timeout)
+
+
+def script_env() -> dict[str, str]:
+    """What a translated test script needs to find the verifier environment (bound in at
+    `verifier_env.MOUNT_TARGET`) and the agent's user site."""
+    return {
+        PYTHON_VAR: f"{verifier_env.MOUNT_TARGET}/bin/python",
+        "PATH": f"{verifier_env.MOUNT_TARGET}/bin:{STANDARD_PATH}",
+        verifier_env.USER_SITE_VAR: verifier_env.user_site(),
+    }
 
 
 def _checker_with_fresh_tests(
