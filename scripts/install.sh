@@ -53,7 +53,8 @@ spec=".[local]"
 .venv/bin/hillclimber models install
 
 # dev only: Harbor in a venv of its own (it needs Python 3.12+), so that the tests check our
-# trajectories and exported runs with Harbor's own models and validator
+# trajectories and exported runs with Harbor's own models and validator, and run Harbor with
+# our agent and environment
 harbor_version=0.24.0
 case ",$extras," in *,dev,*)
   py312=""
@@ -70,6 +71,12 @@ case ",$extras," in *,dev,*)
     echo "installing harbor $harbor_version into .venv-harbor (with $py312)"
     rm -rf .venv-harbor && "$py312" -m venv .venv-harbor
     .venv-harbor/bin/pip -q --disable-pip-version-check install "harbor==$harbor_version"
+  fi
+  # hillclimber itself beside Harbor, for `harbor run -a hillclimber.harbor:HillclimberAgent
+  # -e hillclimber.harbor:SandboxEnvironment` (the llama.cpp wheel is py3-none: the same one)
+  if [ -n "$py312" ]; then
+    .venv-harbor/bin/pip -q --disable-pip-version-check install "$wheels"/llama_cpp_python-*.whl
+    .venv-harbor/bin/pip -q --disable-pip-version-check install -e ".[local]"
   fi
   ;;
 esac

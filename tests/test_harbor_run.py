@@ -1,0 +1,149 @@
+"""Harbor's own `harbor run` (from `.venv-harbor`) with our environment
+(`-e hillclimber.harbor:SandboxEnvironment`: no Docker) and our agent
+(`-a hillclimber.harbor:HillclimberAgent`), on the Terminal-Bench 2 fixture tasks, on this
+machine only (telemetry off, no registry, no network in the sandbox)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import FIXTURES
+from golden import DONE, WRITE_BAD, WRITE_OK
+from harbor_venv import harbor_errors, require_harbor
+
+TB2 = FIXTURES / "tb2"
+ENV = "hillclimber.harbor:SandboxEnvironment"
+AGENT = "hillclimber.harbor:HillclimberAgent"
+
+pytestmark = pytest.mark.slow
+
+
+def harbor_run(jobs: Path, *args: str, tasks: Path = TB2) -> subprocess.CompletedProcess[str]:
+    harbor = require_harbor().parent / "harbor"
+    return subprocess.run(
+        [str(harbor), "run", "-p", str(tasks), "-e", ENV, "-n", "1", "-o", str(jobs),
+         "--job-name", "job", "-y", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=jobs.parent,
+        env={"HARBOR_TELEMETRY": "0", "PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "200",
+             "HOME": str(Path.home())},
+    )  # fmt: skip
+
+
+def trials(jobs: Path) -> dict[str, dict[str, Any]]:
+    """{task: its TrialResult} of the job."""
+    found = {}
+    for path in sorted((jobs / "job").glob("*/result.json")):
+        result = json.loads(path.read_text())
+        found[result["task_name"]] = result | {"dir": path.parent}
+    return found
+
+
+def reward(trial: dict[str, Any]) -> float | None:
+    verifier = trial.get("verifier_result") or {}
+    value = (verifier.get("rewards") or {}).get("reward")
+    return None if value is None else float(value)
+
+
+def test_the_oracle_passes_every_fixture_task_in_our_sandbox(tmp_path: Path) -> None:
+    ran = harbor_run(tmp_path / "jobs", "-a", "oracle")
+    assert ran.returncode == 0, ran.stderr[-2000:] + ran.stdout[-2000:]
+    found = trials(tmp_path / "jobs")
+    assert {task: reward(trial) for task, trial in found.items()} == {
+        "fx-fix-script": 1.0,
+        "fx-hello": 1.0,
+        "fx-sales-total": 1.0,
+    }
+    for trial in found.values():
+        assert trial.get("exception_info") is None
+        # the test script ran offline: pytest from our cached environment, its output kept
+        assert "passed" in (trial["dir"] / "verifier" / "test-stdout.txt").read_text()
+        assert not (trial["dir"] / "hillclimber").exists()  # stop(delete=True) cleared it
+
+
+def test_doing_nothing_fails_every_task(tmp_path: Path) -> None:
+    ran = harbor_run(tmp_path / "jobs", "-a", "nop")
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    assert {reward(trial) for trial in trials(tmp_path / "jobs").values()} == {0.0}
+
+
+def test_a_task_this_machine_cannot_lay_out_fails_alone(tmp_path: Path) -> None:
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TB2 / "fx-hello", tasks / "fx-hello")
+    shutil.copytree(TB2 / "fx-hello", tasks / "needs-apt")
+    dockerfile = tasks / "needs-apt" / "environment" / "Dockerfile"
+    dockerfile.write_text(
+        dockerfile.read_text() + "\nRUN apt-get update && apt-get install -y primer3\n"
+    )
+    ran = harbor_run(tmp_path / "jobs", "-a", "oracle", tasks=tasks)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    found = trials(tmp_path / "jobs")
+    assert reward(found["fx-hello"]) == 1.0
+    failed = found["needs-apt"]["exception_info"]
+    assert failed["exception_type"] == "Unsupported" and "primer3" in failed["exception_message"]
+
+
+def test_our_agent_runs_in_harbor_and_its_trajectory_is_valid(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.json"
+    answers.write_text(json.dumps([WRITE_OK, DONE]))
+    ran = harbor_run(
+        tmp_path / "jobs", "-a", AGENT, "-m", f"scripted:{answers}",
+        "--ak", "preset=climber", "--ak", "feedback=self", "-i", "fx-hello",
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    trial = trials(tmp_path / "jobs")["fx-hello"]
+    assert reward(trial) == 1.0 and trial.get("exception_info") is None
+    agent = trial["agent_result"]
+    assert agent["n_input_tokens"] > 0 and agent["n_output_tokens"] > 0
+    assert agent["metadata"]["feedback"] == "self"
+    assert agent["metadata"]["hillclimber"]["loop_exit"] == "verified"
+    trajectory = trial["dir"] / "agent" / "trajectory.json"
+    assert harbor_errors("trajectory", trajectory) == {str(trajectory): []}
+
+
+def test_feedback_tests_is_refused_before_any_trial(tmp_path: Path) -> None:
+    ran = harbor_run(
+        tmp_path / "jobs", "-a", AGENT, "-m", "local", "--ak", "feedback=tests", "-i", "fx-hello"
+    )
+    assert "use self or none" in ran.stdout + ran.stderr
+    assert not list((tmp_path / "jobs").glob("job/*/result.json"))
+
+
+@pytest.mark.model
+def test_our_agent_with_the_embedded_model_in_harbor(tmp_path: Path) -> None:
+    ran = harbor_run(tmp_path / "jobs", "-a", AGENT, "-m", "local", "-i", "fx-hello")
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    trial = trials(tmp_path / "jobs")["fx-hello"]
+    assert reward(trial) in (0.0, 1.0) and trial.get("exception_info") is None
+    assert trial["agent_result"]["metadata"]["hillclimber"]["model_calls"] >= 1
+    trajectory = trial["dir"] / "agent" / "trajectory.json"
+    assert harbor_errors("trajectory", trajectory) == {str(trajectory): []}
+
+
+def test_harbors_time_limit_stops_our_agent_and_keeps_what_it_did(tmp_path: Path) -> None:
+    answers = tmp_path / "answers.json"
+    sleep = json.dumps({"name": "run_command", "arguments": {"command": "sleep 15"}})
+    answers.write_text(json.dumps([WRITE_BAD, sleep, sleep, sleep]))
+    ran = harbor_run(
+        tmp_path / "jobs", "-a", AGENT, "-m", f"scripted:{answers}", "--ak", "preset=fm",
+        "--agent-timeout-multiplier", "0.05", "-i", "fx-hello",  # 120 s × 0.05: 6 s
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    trial = trials(tmp_path / "jobs")["fx-hello"]
+    assert trial["exception_info"]["exception_type"] == "AgentTimeoutError"
+    assert reward(trial) == 0.0  # its work was scored all the same: the wrong greeting
+    assert trial["agent_result"]["n_input_tokens"] > 0  # read back from the trajectory
+    trajectory = json.loads((trial["dir"] / "agent" / "trajectory.json").read_text())
+    assert any(
+        call["function_name"] == "write_file"
+        for step in trajectory["steps"]
+        for call in step.get("tool_calls") or []
+    )
