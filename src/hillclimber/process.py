@@ -9,12 +9,13 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes kept per stream; the rest is counted, not stored
+WATCH_EVERY_SEC = 1.0
 
 
 @dataclass(frozen=True)
@@ -28,6 +29,10 @@ class ProcessResult:
     stdout_bytes: int = 0
     """Bytes the process wrote to stdout (more than `stdout` holds when capped)."""
     stderr_bytes: int = 0
+    output_exceeded: bool = False
+    """Ended for printing more than `max_output` bytes."""
+    stopped: str | None = None
+    """Why the `watch` of `run_process` ended it."""
 
     @property
     def ok(self) -> bool:
@@ -51,11 +56,32 @@ def join_output(stdout: str, stderr: str) -> str:
     return stdout or stderr
 
 
+class _Printed:
+    """Bytes a process printed on both streams; past `limit` its group is killed."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], limit: int | None) -> None:
+        self.proc = proc
+        self.limit = limit
+        self.total = 0
+        self.exceeded = False
+        self._lock = threading.Lock()
+
+    def add(self, count: int) -> None:
+        with self._lock:
+            self.total += count
+            over = self.limit is not None and self.total > self.limit and not self.exceeded
+            if over:
+                self.exceeded = True
+        if over:
+            _kill_group(self.proc)
+
+
 class _CappedReader(threading.Thread):
-    def __init__(self, stream: IO[bytes], cap: int) -> None:
+    def __init__(self, stream: IO[bytes], cap: int, printed: _Printed) -> None:
         super().__init__(daemon=True)
         self.stream = stream
         self.cap = cap
+        self.printed = printed
         self.chunks: list[bytes] = []
         self.kept = 0
         self.total = 0
@@ -63,6 +89,7 @@ class _CappedReader(threading.Thread):
     def run(self) -> None:
         while chunk := self.stream.read1(65536):  # type: ignore[attr-defined]
             self.total += len(chunk)
+            self.printed.add(len(chunk))
             room = self.cap - self.kept
             if room > 0:
                 self.chunks.append(chunk[:room])
@@ -122,6 +149,24 @@ def _exited_within(proc: subprocess.Popen[bytes], timeout: float) -> bool:
     return True
 
 
+def _wait(
+    proc: subprocess.Popen[bytes], timeout: float, watch: Callable[[], str | None] | None
+) -> tuple[bool, str | None]:
+    """(timed out, why `watch` ended it): wait for the exit, asking `watch` every second."""
+    if watch is None:
+        return not _exited_within(proc, timeout), None
+    deadline = time.monotonic() + timeout
+    while True:
+        left = deadline - time.monotonic()
+        if _exited_within(proc, max(min(WATCH_EVERY_SEC, left), 0.001)):
+            return False, None
+        if (reason := watch()) is not None:
+            _kill_group(proc)
+            return False, reason
+        if left <= WATCH_EVERY_SEC:
+            return True, None
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -130,8 +175,11 @@ def run_process(
     env: Mapping[str, str] | None = None,
     stdin: bytes | None = None,
     output_cap: int = DEFAULT_OUTPUT_CAP,
+    max_output: int | None = None,
+    watch: Callable[[], str | None] | None = None,
 ) -> ProcessResult:
-    """Run argv in a new session; on timeout kill its whole process group."""
+    """Run argv in a new session; on timeout, once it printed more than `max_output` bytes, or
+    when `watch` (asked every second while it runs) gives a reason, kill its process group."""
     if _stopping.is_set():
         raise Stopped("the run is stopping")
     start = time.monotonic()
@@ -147,7 +195,8 @@ def run_process(
     with _live_lock:
         _live.add(proc)
     assert proc.stdout is not None and proc.stderr is not None
-    readers = [_CappedReader(proc.stdout, output_cap), _CappedReader(proc.stderr, output_cap)]
+    printed = _Printed(proc, max_output)
+    readers = [_CappedReader(stream, output_cap, printed) for stream in (proc.stdout, proc.stderr)]
     for reader in readers:
         reader.start()
     if stdin is not None:
@@ -158,7 +207,7 @@ def run_process(
         except BrokenPipeError:
             pass
     try:
-        timed_out = not _exited_within(proc, max(timeout, 0.001))
+        timed_out, stopped = _wait(proc, max(timeout, 0.001), watch)
     finally:
         # Kill the group even after a normal exit: background children must not outlive it.
         _kill_group(proc)
@@ -176,4 +225,6 @@ def run_process(
         timed_out=timed_out,
         stdout_bytes=out.total,
         stderr_bytes=err.total,
+        output_exceeded=printed.exceeded,
+        stopped=stopped,
     )

@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.models import ModelConfig
+from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -26,6 +27,7 @@ class ExitReason(StrEnum):
     VERIFIER_TIMEOUT = "verifier_timeout"
     UNSUPPORTED = "unsupported"
     SETUP_ERROR = "setup_error"
+    RESOURCE_LIMIT = "resource_limit"  # failed, and a command of the agent hit a resource limit
     VERIFIED_SELF = "verified_self"  # no tests, but every acceptance check the harness made passes
     UNVERIFIED = "unverified"  # no tests, and no checks or not all of them pass
     ERROR = "error"
@@ -75,6 +77,12 @@ class RunConfig(BaseModel):
     """The suite's declared hint policy."""
     workspace: str | None = None
     """A host folder worked on where it is (`hillclimber run`), instead of a fresh one."""
+    unsafe: bool = False
+    """The local sandbox ran a model's commands on this machine (`--unsafe`)."""
+    limits: ResourceLimits = Field(default_factory=ResourceLimits)
+    """What each command of a trial may use."""
+    limits_enforced: dict[str, str] = Field(default_factory=dict)
+    """How this machine enforced each limit (cgroup v2/v1, prlimit, not enforced)."""
     hillclimber_version: str
     created_at: str = Field(default_factory=now)
 

@@ -39,6 +39,7 @@ from hillclimber.results import (
     write_json,
 )
 from hillclimber.sandbox import APP, Sandbox, SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.setup.build import SetupReport, build_workspace
 from hillclimber.setup.plan import plan_environment
 from hillclimber.task import Task
@@ -62,6 +63,7 @@ class TrialSpec:
     folder)."""
     hidden: tuple[str, ...] = ()
     """Sandbox paths the agent must not see (the run's own record inside `workspace`)."""
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
 
     @property
     def name(self) -> str:
@@ -88,6 +90,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
         network=spec.task.environment.network,
         workspace=spec.workspace,
         hidden=spec.hidden,
+        limits=spec.limits,
     )
     sandbox = create_sandbox(spec.sandbox, layout)
     result = TrialResult(
@@ -214,13 +217,15 @@ def _run_agent(
     )
     try:
         outcome = agent.run(ctx)
-    except AgentTimeout as err:
+    except AgentTimeout as err:  # an agent that keeps no record of its own (the oracle)
         result.message = str(err)
         result.feedback = "tests" if tests_ran else "none"
         return True, None
     result.agent_info = outcome.info
     result.feedback = "tests" if tests_ran else "self" if outcome.self_checked else "none"
-    return False, outcome.checks
+    if outcome.timed_out:
+        result.message = f"agent time is up ({budget:.0f} s)"
+    return outcome.timed_out, outcome.checks
 
 
 def _record_evaluation(
@@ -233,6 +238,9 @@ def _record_evaluation(
         result.exit_reason = ExitReason.PASSED
     elif evaluation.timed_out:
         result.exit_reason = ExitReason.VERIFIER_TIMEOUT
+    elif result.agent_info.get("limits_hit"):
+        result.exit_reason = ExitReason.RESOURCE_LIMIT
+        result.message = result.message or f"a command {result.agent_info.get('limit')}"
     elif agent_timed_out:
         result.exit_reason = ExitReason.AGENT_TIMEOUT
     else:
@@ -292,6 +300,7 @@ class Run:
                 suite_source=self.config.source,
                 workspace=workspace,
                 hidden=_hidden(self.run_dir, workspace),
+                limits=self.config.limits,
             )
             for task in self.tasks
             for attempt in range(1, self.config.n_attempts + 1)

@@ -19,6 +19,7 @@ from hillclimber.loaders import Dataset, load_dataset, load_suite, select_tasks
 from hillclimber.models import ModelConfig
 from hillclimber.results import RunConfig
 from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.sandbox.limits import enforcement
 from hillclimber.task import Task
 
 
@@ -67,6 +68,13 @@ WindowOpt = Annotated[
     int | None, typer.Option(help="The model's window in tokens (prompt and answer).")
 ]
 SandboxOpt = Annotated[SandboxChoice, typer.Option(help="Where commands run.")]
+UnsafeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--unsafe",
+        help="Let the local sandbox (no isolation) run a model's commands on this machine.",
+    ),
+]
 AttemptsOpt = Annotated[int, typer.Option("--n-attempts", "-k", min=1)]
 ConcurrentOpt = Annotated[
     int | None,
@@ -111,10 +119,20 @@ def select(
     return data, invalid, select_tasks(data.tasks, split(tasks), split(exclude))
 
 
-def pick_sandbox(choice: SandboxChoice | None) -> tuple[SandboxKind, list[str]]:
-    """The sandbox to use, with any notes on why a better one was not (printed too)."""
+def pick_sandbox(
+    choice: SandboxChoice | None, *, model_acts: bool = True, unsafe: bool = False
+) -> tuple[SandboxKind, list[str]]:
+    """The sandbox to use, with any notes on why a better one was not (printed too). The
+    `local` sandbox runs commands on this machine as the user: a model's commands only with
+    `--unsafe` (the oracle's and nop's may)."""
     requested = None if choice in (None, SandboxChoice.AUTO) else SandboxKind(choice.value)
     kind, notes = pick_sandbox_kind(requested)
+    if kind is SandboxKind.LOCAL and model_acts and not unsafe:
+        why = "" if requested else " (no isolating sandbox works here: " + "; ".join(notes) + ")"
+        fail(
+            f"the local sandbox would run the model's commands on this machine as you{why}; "
+            "install bubblewrap, or say --sandbox local --unsafe to allow it"
+        )
     for note in notes:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     return kind, notes
@@ -155,6 +173,7 @@ def run_config(
     n_concurrent: int = 1,
     suite_hints: str | None = None,
     agent_timeout_multiplier: float = 1.0,
+    unsafe: bool = False,
 ) -> RunConfig:
     """The run's configuration: every command makes it here."""
     return RunConfig(
@@ -169,5 +188,7 @@ def run_config(
         model=model,
         harness=harness,
         suite_hints=suite_hints,
+        unsafe=unsafe and sandbox is SandboxKind.LOCAL,
+        limits_enforced=enforcement(),
         hillclimber_version=__version__,
     )

@@ -27,6 +27,7 @@ from hillclimber.cli.options import (
     SetOpt,
     SuiteOpt,
     TasksOpt,
+    UnsafeOpt,
     WindowOpt,
     concurrency,
     harness,
@@ -100,6 +101,7 @@ def bench(
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
     sandbox: SandboxOpt = SandboxChoice.AUTO,
+    unsafe: UnsafeOpt = False,
     n_attempts: AttemptsOpt = 1,
     n_concurrent: ConcurrentOpt = None,
     run_id: RunIdOpt = None,
@@ -113,7 +115,7 @@ def bench(
     data, invalid, chosen = select(suite, dataset, tasks, exclude)
     uses_model = agent == "harness"
     setting = harness(preset_name, sets, max_turns) if uses_model else None
-    kind, notes = pick_sandbox(sandbox)
+    kind, notes = pick_sandbox(sandbox, model_acts=uses_model, unsafe=unsafe)
     model_config = _model(model, base_url, context_window) if uses_model else None
     run_id = new_run_id(run_id)
     config = run_config(
@@ -128,6 +130,7 @@ def bench(
         n_concurrent=concurrency(n_concurrent, model if uses_model else None),
         suite_hints=data.hints,
         agent_timeout_multiplier=agent_timeout_multiplier,
+        unsafe=unsafe,
     )
     run = Run(config, chosen, runs_dir / run_id, redo=redo, invalid_tasks=invalid, notes=notes)
     who = f"{model} with setting {setting.preset}" if setting else f"agent {agent}"
@@ -158,6 +161,7 @@ def compare(
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
     sandbox: SandboxOpt = SandboxChoice.AUTO,
+    unsafe: UnsafeOpt = False,
     n_attempts: AttemptsOpt = 1,
     n_concurrent: ConcurrentOpt = None,
     run_id: RunIdOpt = None,
@@ -171,7 +175,7 @@ def compare(
     settings = [load_setting(item, changes) for item in split(presets) or []]
     if not settings:
         fail("--presets: name at least one preset or settings file")
-    kind, notes = pick_sandbox(sandbox)
+    kind, notes = pick_sandbox(sandbox, unsafe=unsafe)
     run_id = new_run_id(run_id)
     base = run_config(
         run_id,
@@ -184,6 +188,7 @@ def compare(
         n_attempts=n_attempts,
         n_concurrent=concurrency(n_concurrent, model),
         suite_hints=data.hints,
+        unsafe=unsafe,
     )
     run_dir = runs_dir / run_id
     _, runs = plan_comparison(
@@ -218,6 +223,7 @@ def run(
     context_window: WindowOpt = None,
     runs_dir: RunsDirOpt = Path("runs"),
     network: Annotated[bool, typer.Option(help="Let commands use the network.")] = False,
+    unsafe: UnsafeOpt = False,
 ) -> None:
     """Do one instruction in a folder (the current one by default, seen at /app; the rest of
     the machine stays out of reach). With no tests of its own, the harness checks its work
@@ -227,7 +233,7 @@ def run(
     if not folder.is_dir():
         fail(f"--workdir {folder}: not a folder")
     setting = harness(preset_name, sets, max_turns)
-    kind, _ = pick_sandbox(None)
+    kind, _ = pick_sandbox(None, unsafe=unsafe)
     task = Task(
         id="run",
         instruction=instruction,
@@ -243,6 +249,7 @@ def run(
         sandbox=kind,
         model=_model(model, base_url, context_window),
         harness=setting,
+        unsafe=unsafe,
     ).model_copy(update={"workspace": str(folder)})
     job = Run(config, [task], runs_dir / run_id)
     _execute(job, 1)

@@ -45,6 +45,8 @@ EXCEPTIONS = {
 }
 """Exit reasons that are no verdict on the work, as Harbor's `exception_info` types (Harbor's
 own names where it has one)."""
+VERDICTS = (ExitReason.PASSED, ExitReason.FAILED, ExitReason.RESOURCE_LIMIT)
+"""Exit reasons that are the tests' verdict on the work (a limit hit: failed, and why)."""
 
 
 @dataclass(frozen=True)
@@ -142,7 +144,7 @@ def _trial(
         "finished_at": trial.finished_at or None,
     }
     reward = {"rewards": {"reward": _reward(trial)}}
-    if trial.evaluation is not None and trial.exit_reason in (ExitReason.PASSED, ExitReason.FAILED):
+    if trial.evaluation is not None and trial.exit_reason in VERDICTS:
         doc["verifier_result"] = reward
     elif trial.exit_reason in EXCEPTIONS:
         doc["exception_info"] = {

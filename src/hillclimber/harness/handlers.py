@@ -177,11 +177,14 @@ def _run_command(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     body = result.output
     out, meta = truncate(body, max_chars=env.output_chars)
     status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
+    if result.limit is not None:
+        status = f"ended: the command {result.limit}"
     meta.update(
         {
             "exit_code": result.exit_code,
             "timed_out": result.timed_out,
             "duration_sec": round(result.duration_sec, 3),
+            "limit": result.limit,
         }
     )
     text = f"[{status}]\n{out}" if out.strip() else f"[{status}, no output]"

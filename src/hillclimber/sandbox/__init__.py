@@ -26,6 +26,7 @@ from hillclimber.sandbox.base import (
     walk,
 )
 from hillclimber.sandbox.bwrap import BwrapSandbox
+from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.sandbox.local import LocalSandbox, rewrite_paths
 from hillclimber.sandbox.namespace import NamespaceSandbox
 
@@ -66,6 +67,7 @@ def trial_layout(
     network: bool = False,
     workspace: Path | None = None,
     hidden: Sequence[str] = (),
+    limits: ResourceLimits | None = None,
 ) -> Layout:
     """Fresh folders for one trial under `root`: workspace at /app (or the host folder
     `workspace`, worked on where it is), its own /tmp and /root. Each of the `hidden` sandbox
@@ -84,7 +86,12 @@ def trial_layout(
     if hidden:
         (root / "hidden").mkdir(exist_ok=True)
         mounts += tuple(Mount(path, root / "hidden", readonly=True) for path in hidden)
-    return Layout(mounts=mounts, network=network, scratch=root / "scratch")
+    return Layout(
+        mounts=mounts,
+        network=network,
+        scratch=root / "scratch",
+        limits=limits or ResourceLimits(),
+    )
 
 
 SHIMS = {"python": 'exec python3 "$@"', "pip": 'exec python3 -m pip "$@"'}

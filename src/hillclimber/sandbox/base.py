@@ -19,6 +19,7 @@ from typing import Literal, Protocol
 
 from hillclimber.errors import AgentTimeout, HillclimberError
 from hillclimber.process import DEFAULT_OUTPUT_CAP, ProcessResult, join_output
+from hillclimber.sandbox.limits import ResourceLimits
 
 APP = "/app"
 """Where the task's files are, inside every sandbox."""
@@ -56,6 +57,8 @@ class Layout:
     network: bool = False
     scratch: Path | None = None
     """A host folder the back end may use for its own housekeeping (mount points)."""
+    limits: ResourceLimits = field(default_factory=ResourceLimits)
+    """What each command may use (memory, processes, file size, output, the folders' size)."""
 
     @property
     def workspace(self) -> Path:
@@ -104,17 +107,21 @@ class CommandResult:
     duration_sec: float
     timed_out: bool
     truncated: bool
+    limit: str | None = None
+    """Which resource limit ended the command, in words ("went over the memory limit …")."""
 
     @property
     def ok(self) -> bool:
-        return self.exit_code == 0 and not self.timed_out
+        return self.exit_code == 0 and not self.timed_out and self.limit is None
 
     @property
     def output(self) -> str:
         return join_output(self.stdout, self.stderr)
 
     @classmethod
-    def from_process(cls, command: str, result: ProcessResult) -> CommandResult:
+    def from_process(
+        cls, command: str, result: ProcessResult, limit: str | None = None
+    ) -> CommandResult:
         return cls(
             command=command,
             exit_code=result.exit_code,
@@ -123,6 +130,7 @@ class CommandResult:
             duration_sec=result.duration_sec,
             timed_out=result.timed_out,
             truncated=result.truncated,
+            limit=limit,
         )
 
 

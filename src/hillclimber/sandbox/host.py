@@ -8,7 +8,7 @@ import posixpath
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Self
 
@@ -22,6 +22,7 @@ from hillclimber.sandbox.base import (
     SandboxKind,
     base_env,
 )
+from hillclimber.sandbox.limits import MIB, confined, folder_mb
 
 
 class HostSandbox:
@@ -59,9 +60,46 @@ class HostSandbox:
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> CommandResult:
         argv = self.argv(command, cwd, base_env(self.layout, env))
-        return CommandResult.from_process(
-            command, run_process(argv, timeout=timeout, output_cap=output_cap)
-        )
+        return self.execute(command, argv, timeout=timeout, output_cap=output_cap)
+
+    def execute(
+        self,
+        command: str,
+        argv: list[str],
+        *,
+        timeout: float,
+        output_cap: int,
+        cwd: Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        """Run the host command line `argv` for `command` within the layout's limits."""
+        limits = self.layout.limits
+        with confined(limits) as confinement:
+            result = run_process(
+                confinement.wrap(argv),
+                timeout=timeout,
+                cwd=cwd,
+                env=env,
+                output_cap=output_cap,
+                max_output=limits.output_mb * MIB if limits.output_mb else None,
+                watch=self._size_watch(),
+            )
+            limit = result.stopped or confinement.limit_hit(result)
+        return CommandResult.from_process(command, result, limit=limit)
+
+    def _size_watch(self) -> Callable[[], str | None] | None:
+        """While a command runs: whether the trial's writable folders went over their limit."""
+        limit = self.layout.limits.workspace_mb
+        if limit is None:
+            return None
+        folders = [m.host for m in self.layout.mounts if not m.readonly]
+
+        def over() -> str | None:
+            if folder_mb(*folders) > limit:
+                return f"filled the trial's folders past their limit ({limit} MiB)"
+            return None
+
+        return over
 
     # -- files ------------------------------------------------------------------------------
 

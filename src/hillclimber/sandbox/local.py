@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from hillclimber.process import DEFAULT_OUTPUT_CAP, run_process
+from hillclimber.process import DEFAULT_OUTPUT_CAP
 from hillclimber.sandbox.base import (
     APP,
     CommandResult,
@@ -71,7 +71,6 @@ class LocalSandbox(HostSandbox):
         full_env = base_env(self.layout, env)
         full_env = {k: rewrite_paths(v, self.layout) for k, v in full_env.items()}
         argv = [find_bash(), "-c", rewrite_paths(command, self.layout)]
-        result = run_process(
-            argv, timeout=timeout, cwd=host_cwd, env=full_env, output_cap=output_cap
+        return self.execute(
+            command, argv, timeout=timeout, output_cap=output_cap, cwd=host_cwd, env=full_env
         )
-        return CommandResult.from_process(command, result)
