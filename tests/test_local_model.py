@@ -7,10 +7,11 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
-from hillclimber.errors import ContextExceeded, ModelUnavailable
+from hillclimber.errors import ContextExceeded, ModelTimeout, ModelUnavailable
 from hillclimber.models import CompletionRequest, Message, OutputConstraint, make_model
 from hillclimber.models.check import SYSTEM, TOOL_CALL_SCHEMA
 from hillclimber.models.local import LocalModel
@@ -129,3 +130,17 @@ def test_token_counts_match_llama_cpp_own_usage(model: LocalModel) -> None:
     assert answer.usage.completion_tokens == reference["usage"]["completion_tokens"]
     short = model.complete(hello_request(constrained=False).model_copy(update={"max_tokens": 5}))
     assert short.finish_reason == "length" and short.usage.completion_tokens == 5
+
+
+def test_the_deadline_stops_an_answer_between_two_tokens(model: LocalModel) -> None:
+    """The agent's time holds inside a model call: llama.cpp is stopped between tokens."""
+    request = CompletionRequest(
+        messages=[Message(role="user", content="Count from 1 to 1000, one number a line.")],
+        max_tokens=3000,
+        deadline=time.monotonic() + 1.0,
+    )
+    start = time.monotonic()
+    with pytest.raises(ModelTimeout, match="ran out while the model was answering"):
+        model.complete(request)
+    assert time.monotonic() - start < 15  # not the minutes 3,000 tokens take here
+    assert model.complete(hello_request()).text  # the model answers the next request

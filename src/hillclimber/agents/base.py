@@ -50,6 +50,8 @@ class AgentOutcome:
     the task's tests ran during the run, the runner sees for itself)."""
     checks: Callable[[], Evaluation] | None = None
     """The agent's own checks, for a task with no tests of its own (`hillclimber run`)."""
+    timed_out: bool = False
+    """The agent's time ran out; `info` holds what it did until then."""
 
 
 class Agent(Protocol):

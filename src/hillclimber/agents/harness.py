@@ -106,6 +106,7 @@ class HarnessAgent:
             info=info,
             self_checked=checks is not None and checks.verify is not None and checked,
             checks=checks.verify if checks else None,
+            timed_out=result.exit is LoopExit.TIMED_OUT,
         )
 
     def _checks(

@@ -141,8 +141,8 @@ class HillclimberAgent(BaseAgent):  # type: ignore[misc]
             return None
 
     def populate_context_post_run(self, context: HarborContext) -> None:
-        """Tokens from the trajectory, which is written after every step (so a timed-out
-        run still reports what it used)."""
+        """Tokens from the trajectory, which is written after every step with its totals so
+        far (so a run cut by Harbor's time limit still reports what it used)."""
         totals = _final_metrics(self.logs_dir / "trajectory.json")
         context.n_input_tokens = totals.get("total_prompt_tokens", 0)
         context.n_output_tokens = totals.get("total_completion_tokens", 0)
@@ -206,17 +206,9 @@ def _task_id(logs_dir: Path) -> str:
 
 
 def _final_metrics(path: Path) -> dict[str, int]:
-    """The trajectory's totals: its final metrics, or while it has none (a run cut short) the
-    sums of its steps' metrics."""
+    """The trajectory's totals (kept up to date after every step, so a cut run has them)."""
     try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
+        metrics = json.loads(path.read_text()).get("final_metrics") or {}
+    except (OSError, ValueError, AttributeError):
         return {}
-    metrics = data.get("final_metrics")
-    if not metrics:
-        metrics = {}
-        for step in data.get("steps") or []:
-            for key, value in (step.get("metrics") or {}).items():
-                if isinstance(value, int | float):
-                    metrics[f"total_{key}"] = metrics.get(f"total_{key}", 0) + value
     return {key: int(value) for key, value in metrics.items() if isinstance(value, int | float)}

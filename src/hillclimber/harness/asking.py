@@ -4,11 +4,12 @@ reports an overflow gets a smaller prompt. Every answer is counted and emitted."
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hillclimber.errors import ContextExceeded
+from hillclimber.errors import AgentTimeout, ContextExceeded, ModelTimeout
 from hillclimber.harness.budget import BudgetExceeded
 from hillclimber.harness.config import Asking
 from hillclimber.harness.events import EventBus, ModelAnswered
@@ -36,12 +37,16 @@ class Asker:
         prompter: MicroPrompter | ConversationPrompter,
         stats: LoopStats,
         events: EventBus,
+        *,
+        remaining: Callable[[], float] = lambda: math.inf,
     ) -> None:
         self.settings = settings
         self.model = model
         self.prompter = prompter
         self.stats = stats
         self.events = events
+        self.remaining = remaining
+        """Seconds left of the agent's time: every request carries it as its deadline."""
 
     @property
     def constrains(self) -> bool:
@@ -93,10 +98,22 @@ class Asker:
         return self.complete(request, role="worker", turn=turn)
 
     def complete(self, request: CompletionRequest, *, role: str, turn: int) -> str:
-        """One completion, counted and emitted."""
+        """One completion, counted and emitted. AgentTimeout once the agent's time is up,
+        before the call or during it (the back end stops at the deadline)."""
         start = time.monotonic()
-        answer = self.model.complete(request)
-        self.stats.model_seconds += time.monotonic() - start
+        left = self.remaining()
+        if left <= 0:
+            raise AgentTimeout("agent time is up")
+        if math.isfinite(left):
+            request = request.model_copy(update={"deadline": start + left})
+        try:
+            answer = self.model.complete(request)
+        except ModelTimeout as err:
+            if self.remaining() <= 0:
+                raise AgentTimeout(f"agent time is up: {err}") from err
+            raise
+        finally:
+            self.stats.model_seconds += time.monotonic() - start
         self.stats.model_calls += 1
         self.stats.prompt_tokens += answer.usage.prompt_tokens
         self.stats.completion_tokens += answer.usage.completion_tokens

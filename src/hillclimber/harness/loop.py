@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict
 from functools import partial
 
-from hillclimber.errors import ContextExceeded
+from hillclimber.errors import AgentTimeout, ContextExceeded
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climb import Climb, ClimbStep
 from hillclimber.harness.config import HarnessConfig
@@ -75,7 +75,9 @@ class AgentLoop:
         self.named = named_paths(instruction, env.workdir)
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
-        self.asker = Asker(config.ask, model, prompter, self.stats, self.events)
+        self.asker = Asker(
+            config.ask, model, prompter, self.stats, self.events, remaining=env.remaining
+        )
         self.gate = Gate(
             config.completion, env.verify, self.state, self.stats, self.events, lambda: self.turn
         )
@@ -93,6 +95,8 @@ class AgentLoop:
             raise LoopEnd(LoopExit.MAX_TURNS, "turn budget spent")
         except LoopEnd as end:
             result = LoopResult(end.exit, end.reason, self.turn, self.stats, end.evaluation)
+        except AgentTimeout as err:  # wherever the time ran out: what was done is kept
+            result = LoopResult(LoopExit.TIMED_OUT, str(err), self.turn, self.stats, None)
         self.events.emit(LoopEnded(self.turn, result.exit.value, result.reason, asdict(self.stats)))
         return result
 
@@ -209,6 +213,9 @@ class AgentLoop:
         result = execute(call, self.env)
         seconds = time.monotonic() - start
         self.stats.tool_seconds += seconds
+        if limit := result.metadata.get("limit"):
+            self.stats.limits_hit += 1
+            self.stats.limit = str(limit)
         summary = self.state.ran(call, result)
         self.events.emit(
             ToolRan(

@@ -20,6 +20,7 @@ class LoopExit(StrEnum):
     COMPLETED = "completed"  # ended without checks: the agent's word
     MAX_TURNS = "max_turns"
     CONTEXT_EXCEEDED = "context_exceeded"  # the plain history no longer fits the window
+    TIMED_OUT = "timed_out"  # the agent's time ran out (in a command, a model call, a check)
 
 
 @dataclass
@@ -44,6 +45,10 @@ class LoopStats:
     candidate_verifications: int = 0
     verified_before_complete: int = 0
     completes: int = 0
+    limits_hit: int = 0
+    """The model's commands ended by a resource limit (memory, processes, file size, …)."""
+    limit: str | None = None
+    """The last such limit, in words."""
     model_seconds: float = 0.0
     tool_seconds: float = 0.0
     progress: list[tuple[int, int, int]] = field(default_factory=list)

@@ -111,7 +111,18 @@ class TrajectoryWriter:
     def _write(self) -> None:
         # compact: the whole document is rewritten after every step (a crash loses nothing),
         # and an indented dump of a long run costs more than the rest of the harness
+        if not self.doc.get("final_metrics", {}).get("extra", {}).get("final"):
+            self.doc["final_metrics"] = self._totals({"final": False})  # so far: a cut run
         write_json(self.path, self.doc, indent=None)
+
+    def _totals(self, extra: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "total_prompt_tokens": self.tokens["prompt"],
+            "total_completion_tokens": self.tokens["completion"],
+            "total_cached_tokens": self.tokens["cached"],
+            "total_steps": len(self.doc["steps"]),
+            "extra": extra,
+        }
 
     def _answered(self, event: ModelAnswered) -> None:
         usage = event.usage
@@ -168,13 +179,9 @@ class TrajectoryWriter:
         step["extra"]["duration_sec"] = event.duration_sec
 
     def _ended(self, event: LoopEnded) -> None:
-        self.doc["final_metrics"] = {
-            "total_prompt_tokens": self.tokens["prompt"],
-            "total_completion_tokens": self.tokens["completion"],
-            "total_cached_tokens": self.tokens["cached"],
-            "total_steps": len(self.doc["steps"]),
-            "extra": {"final": True, **_plain(event), "turns": event.turn},
-        }
+        self.doc["final_metrics"] = self._totals(
+            {"final": True, **_plain(event), "turns": event.turn}
+        )
 
 
 def _plain(event: Event) -> dict[str, Any]:

@@ -10,11 +10,14 @@ The agent loop builds a `CompletionRequest`, calls `model.complete(request)`, an
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
+
+from hillclimber.errors import ModelTimeout
 
 Role = Literal["system", "user", "assistant"]
 FinishReason = Literal["stop", "length", "repeating", "error"]
@@ -43,6 +46,9 @@ class CompletionRequest(BaseModel):
     seed: int | None = 0
     stop: list[str] = Field(default_factory=list)
     constraint: OutputConstraint | None = None
+    deadline: float | None = None
+    """`time.monotonic()` by which the answer must be in (the agent's time): the back end stops
+    waiting, or generating, then and raises ModelTimeout."""
 
     @classmethod
     def from_prompt(
@@ -51,6 +57,17 @@ class CompletionRequest(BaseModel):
         messages = [Message(role="system", content=system)] if system else []
         messages.append(Message(role="user", content=prompt))
         return cls(messages=messages, **kwargs)
+
+
+def time_left(request: CompletionRequest, limit: float | None) -> float | None:
+    """Seconds this request may take: its back end's own limit, cut to the deadline. Raises
+    ModelTimeout when the deadline has passed."""
+    if request.deadline is None:
+        return limit
+    left = request.deadline - time.monotonic()
+    if left <= 0:
+        raise ModelTimeout("no time left to answer: the agent's time is up")
+    return left if limit is None else min(limit, left)
 
 
 class Usage(BaseModel):

@@ -32,6 +32,7 @@ from hillclimber.models.base import (
     FinishReason,
     ModelProfile,
     Usage,
+    time_left,
 )
 from hillclimber.models.openai_compat import DEFAULT_TIMEOUT_SEC, OpenAICompatModel
 
@@ -135,7 +136,7 @@ class FMSdkModel:
 
         start = time.monotonic()
         try:
-            result = _run(asyncio.wait_for(ask(), self.timeout))
+            result = _run(asyncio.wait_for(ask(), time_left(request, self.timeout)))
         except TimeoutError as err:
             raise ModelTimeout(f"Foundation Model: no answer in {self.timeout} s") from err
         except Exception as err:

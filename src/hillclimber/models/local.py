@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hillclimber.errors import BadResponse, ContextExceeded, ModelUnavailable
+from hillclimber.errors import BadResponse, ContextExceeded, ModelTimeout, ModelUnavailable
 from hillclimber.models import embedded
 from hillclimber.models.base import (
     Completion,
@@ -31,6 +31,7 @@ from hillclimber.models.base import (
     FinishReason,
     ModelProfile,
     Usage,
+    time_left,
 )
 from hillclimber.models.repetition import MAX_PERIOD, repeating
 
@@ -130,11 +131,14 @@ class LocalModel:
             kwargs["seed"] = request.seed
         if request.constraint is not None:
             kwargs["grammar"] = _grammar(json.dumps(request.constraint.json_schema))
+        time_left(request, None)
         with self._state.lock:
             evaluated_before = self._prompt_tokens_evaluated()
             start = time.monotonic()
             try:
-                text, finish, prompt_tokens, completion_tokens = self._generate(kwargs)
+                text, finish, prompt_tokens, completion_tokens = self._generate(
+                    kwargs, request.deadline
+                )
             except ValueError as err:
                 if "exceed context window" in str(err):
                     raise ContextExceeded(str(err)) from err
@@ -154,10 +158,13 @@ class LocalModel:
             constrained=request.constraint is not None,
         )
 
-    def _generate(self, kwargs: dict[str, Any]) -> tuple[str, FinishReason, int, int]:
-        """Stream the answer, stopping early once it repeats itself. Returns the text, why it
-        ended, and the prompt and answer token counts as llama.cpp holds them (the prompt is what
-        it holds when the first piece arrives)."""
+    def _generate(
+        self, kwargs: dict[str, Any], deadline: float | None
+    ) -> tuple[str, FinishReason, int, int]:
+        """Stream the answer, stopping early once it repeats itself, and with ModelTimeout once
+        the deadline passes (between two tokens). Returns the text, why it ended, and the
+        prompt and answer token counts as llama.cpp holds them (the prompt is what it holds
+        when the first piece arrives)."""
         llm = self._state.llm
         pieces: list[str] = []
         finish: FinishReason = "stop"
@@ -165,6 +172,8 @@ class LocalModel:
         stream: Any = llm.create_chat_completion(**kwargs, stream=True)
         try:
             for chunk in stream:
+                if deadline is not None and time.monotonic() > deadline:
+                    raise ModelTimeout("the agent's time ran out while the model was answering")
                 if prompt_tokens is None:
                     prompt_tokens = llm.n_tokens
                 choice: dict[str, Any] = chunk["choices"][0]

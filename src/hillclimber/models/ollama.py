@@ -19,6 +19,7 @@ from hillclimber.models.base import (
     FinishReason,
     ModelProfile,
     Usage,
+    time_left,
 )
 
 DEFAULT_URL = "http://127.0.0.1:11434"
@@ -40,6 +41,7 @@ class OllamaModel:
         self.profile = profile
         self.base_url = base_url.rstrip("/").removesuffix("/v1")
         self.max_retries = max_retries
+        self.timeout = timeout
         self.client = httpx.Client(base_url=self.base_url, timeout=timeout)
 
     def complete(self, request: CompletionRequest) -> Completion:
@@ -62,7 +64,7 @@ class OllamaModel:
         if constrained and request.constraint is not None:
             body["format"] = request.constraint.json_schema
         start = time.monotonic()
-        data = self._post(body)
+        data = self._post(body, time_left(request, self.timeout))
         message = data.get("message")
         if not isinstance(message, dict) or not isinstance(message.get("content"), str):
             raise BadResponse(f"{self.base_url}: an answer without a message")
@@ -86,10 +88,10 @@ class OllamaModel:
             constrained=constrained,
         )
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, body: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         for attempt in range(self.max_retries + 1):
             try:
-                response = self.client.post("/api/chat", json=body)
+                response = self.client.post("/api/chat", json=body, timeout=timeout)
             except httpx.TimeoutException as err:
                 # not retried: a model too slow once is too slow again
                 raise ModelTimeout(f"{self.base_url}: no answer in time") from err

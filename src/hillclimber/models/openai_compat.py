@@ -22,6 +22,7 @@ from hillclimber.models.base import (
     FinishReason,
     ModelProfile,
     Usage,
+    time_left,
 )
 
 DEFAULT_TIMEOUT_SEC = 120.0
@@ -46,6 +47,7 @@ class OpenAICompatModel:
         self.profile = profile
         self.max_retries = max_retries
         self.extra_body = extra_body or {}
+        self.timeout = timeout
         key = api_key or os.environ.get("HILLCLIMBER_API_KEY") or os.environ.get("OPENAI_API_KEY")
         self.client = openai.OpenAI(
             base_url=base_url, api_key=key or "not-needed", timeout=timeout, max_retries=0
@@ -70,7 +72,8 @@ class OpenAICompatModel:
                     if isinstance(err, openai.APIConnectionError):
                         raise ModelUnavailable(f"cannot reach {self.base_url}: {err}") from err
                     raise BadResponse(f"{self.base_url}: {_text(err)}") from err
-                time.sleep(BACKOFF_SEC[min(attempt, len(BACKOFF_SEC) - 1)])
+                pause = BACKOFF_SEC[min(attempt, len(BACKOFF_SEC) - 1)]
+                time.sleep(time_left(request, pause) or pause)
                 attempt += 1
 
     def _complete_once(self, request: CompletionRequest) -> Completion:
@@ -79,7 +82,9 @@ class OpenAICompatModel:
         start = time.monotonic()
         try:
             response = self.client.chat.completions.create(
-                **kwargs, extra_body=self.extra_body or None
+                **kwargs,
+                extra_body=self.extra_body or None,
+                timeout=time_left(request, self.timeout),
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
             message = _text(err)
