@@ -4,7 +4,9 @@ vLLM, the Apple Foundation Model bridges) and for Ollama's native `/api/chat`.
 Each test scripts what it answers (a queue of `Reply`) and reads back every request body it
 received, so a test can check that temperature, max_tokens, seed, response_format or
 options.num_ctx were really sent. Optional modes copy the real bridges: a token limit answered
-with one of the bridges' overflow errors, and a server that rejects `response_format`.
+with one of the bridges' overflow errors, and a server that rejects `response_format`. A reply
+may also be a fault: a server that hangs, hangs up without a word, dies halfway through an
+answer, or (run as a process of its own, `main`) is killed outright.
 
     with FakeServer(context_limit=4096, overflow="500") as server:
         server.script(Reply(text="hi"), Reply(status=500, error="boom"))
@@ -15,11 +17,16 @@ with one of the bridges' overflow errors, and a server that rejects `response_fo
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
+import os
+import signal
 import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -88,6 +95,16 @@ class Reply:
     """Seconds to wait before answering (for client timeouts)."""
     raw: str | None = None
     """Send this body verbatim (status as given), e.g. to test a malformed answer."""
+    hang: bool = False
+    """Read the request and never answer (until the server stops): a server that hangs."""
+    drop: bool = False
+    """Close the connection without a word (no status line): a server that gives up."""
+    cut: int | None = None
+    """Announce the whole answer but send only its first `cut` bytes, then close: a server
+    that dies halfway through writing it."""
+    die: bool = False
+    """Kill the server's process (SIGKILL) instead of answering: only for a server in a
+    process of its own (`main`), which goes as a crashed server goes."""
 
 
 @dataclass
@@ -106,12 +123,16 @@ class FakeServer:
     models: list[str] = field(default_factory=lambda: ["test-model"])
     default: Reply = field(default_factory=Reply)
     """Answered when the script is empty."""
+    own_process: bool = False
+    """Set by `main`: only a server in a process of its own may kill itself (`Reply.die`)."""
 
     replies: deque[Reply] = field(default_factory=deque, init=False)
     received: list[Received] = field(default_factory=list, init=False)
     _httpd: ThreadingHTTPServer | None = field(default=None, init=False)
     _thread: threading.Thread | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    _released: threading.Event = field(default_factory=threading.Event, init=False)
+    """Set on stop: hanging answers end (their connections close unanswered)."""
 
     # -- life cycle ------------------------------------------------------------------------
     def start(self) -> FakeServer:
@@ -123,6 +144,7 @@ class FakeServer:
         return self
 
     def stop(self) -> None:
+        self._released.set()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -266,7 +288,7 @@ class _Handler(BaseHTTPRequestHandler):
         }
         if usage is not None:
             answer_body["usage"] = usage
-        self._send(200, answer_body)
+        self._send(200, answer_body, cut=reply.cut)
 
     def _ollama_chat(self, body: dict[str, Any]) -> None:
         fake = self.fake
@@ -293,13 +315,22 @@ class _Handler(BaseHTTPRequestHandler):
         elif usage is not None:
             answer_body["prompt_eval_count"] = usage["prompt_tokens"]
             answer_body["eval_count"] = usage["completion_tokens"]
-        self._send(200, answer_body)
+        self._send(200, answer_body, cut=reply.cut)
 
     # -- helpers ---------------------------------------------------------------------------
     def _special(self, reply: Reply, *, openai_shape: bool) -> bool:
-        """Delay, raw bodies and error statuses; True when the answer has been sent."""
+        """Delay, faults, raw bodies and error statuses; True when the answer has been sent
+        (or, for a fault, will never be)."""
         if reply.delay:
             time.sleep(reply.delay)
+        if reply.die:
+            assert self.fake.own_process, "Reply(die=True) kills the process: use main()"
+            os.kill(os.getpid(), signal.SIGKILL)
+        if reply.hang:
+            self.fake._released.wait()
+        if reply.hang or reply.drop:
+            self._hang_up()
+            return True
         if reply.raw is not None:
             self._send_bytes(reply.status, reply.raw.encode())
             return True
@@ -311,15 +342,51 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(reply.status, error)
         return True
 
-    def _send(self, status: int, data: dict[str, Any]) -> None:
-        self._send_bytes(status, json.dumps(data).encode())
+    def _send(self, status: int, data: dict[str, Any], cut: int | None = None) -> None:
+        self._send_bytes(status, json.dumps(data).encode(), cut=cut)
 
-    def _send_bytes(self, status: int, payload: bytes) -> None:
+    def _send_bytes(self, status: int, payload: bytes, cut: int | None = None) -> None:
+        """The answer; with `cut`, only its first bytes (the length still says all of it)."""
         try:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(payload)))
             self.end_headers()
-            self.wfile.write(payload)
+            self.wfile.write(payload if cut is None else payload[:cut])
         except (BrokenPipeError, ConnectionResetError):
             pass  # the client gave up (a timeout test); nothing to answer
+        if cut is not None:
+            self._hang_up()
+
+    def _hang_up(self) -> None:
+        """Close this connection now, whatever was (not) said on it."""
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`python tests/openai_server.py [--reply TEXT]... [--die]`: the server in a process of
+    its own. It prints its port on the first line, answers the replies in order (then the
+    default), and with `--die` kills itself (SIGKILL) on the request after them: the kernel
+    closes its sockets, the request gets no answer and the port refuses every later one. It
+    also ends when the process that started it does."""
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("--reply", action="append", default=[], help="an answer's text")
+    parser.add_argument("--die", action="store_true", help="then die on the next request")
+    args = parser.parse_args(argv)
+    server = FakeServer(own_process=True).start()
+    server.script(*(Reply(text=text) for text in args.reply))
+    if args.die:
+        server.script(Reply(die=True))
+    print(server.port, flush=True)
+    parent = os.getppid()
+    with contextlib.suppress(KeyboardInterrupt):
+        while os.getppid() == parent:  # it goes with the test that started it
+            time.sleep(0.5)
+    server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -23,6 +23,7 @@ from hillclimber.errors import (
     AgentTimeout,
     HillclimberError,
     SetupError,
+    TaskLoadError,
     Unsupported,
     VerifierError,
 )
@@ -112,7 +113,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     except Unsupported as err:
         result.exit_reason = ExitReason.UNSUPPORTED
         result.message = f"unsupported here: {err}"
-    except SetupError as err:
+    except (SetupError, TaskLoadError) as err:  # the task's own fault, found while setting up
         result.exit_reason = ExitReason.SETUP_ERROR
         result.message = str(err)
     except VerifierError as err:

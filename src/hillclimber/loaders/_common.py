@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from hillclimber.errors import TaskLoadError
+from hillclimber.sandbox.base import APP, STANDARD_PATH
+from hillclimber.setup.dockerfile import parse_dockerfile
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -81,6 +83,16 @@ def read_toml(path: Path, text: str, model: type[M]) -> M:
 
 def optional_file(path: Path) -> Path | None:
     return path if path.is_file() else None
+
+
+def optional_dockerfile(path: Path) -> Path | None:
+    """The task's Dockerfile if it has one, read now as its setup will read it: one that
+    cannot be followed (a syntax error) is reported with the task, file and line, before any
+    trial runs, not as an `error` in each of its trials."""
+    found = optional_file(path)
+    if found is not None:
+        parse_dockerfile(found, initial_workdir=APP, base_env={"PATH": STANDARD_PATH})
+    return found
 
 
 def format_loc(loc: Sequence[int | str]) -> str:

@@ -17,6 +17,7 @@ from hillclimber.loaders._common import (
     Seconds,
     from_validation,
     load_error,
+    optional_dockerfile,
     optional_file,
     read_text,
 )
@@ -121,7 +122,7 @@ def load_tb1_task(folder: Path) -> Task:
         raise load_error(script, "tests", "file missing (the verifier runs run-tests.sh)")
     tests = folder / "tests"
 
-    dockerfile = optional_file(folder / "Dockerfile")
+    dockerfile = optional_dockerfile(folder / "Dockerfile")
     solution = optional_file(folder / "solution.sh")
     solution_yaml = optional_file(folder / "solution.yaml")
     inline = simple_solution(solution_yaml) if solution is None and solution_yaml else None

@@ -16,6 +16,7 @@ from hillclimber.loaders._common import (
     Lenient,
     Seconds,
     load_error,
+    optional_dockerfile,
     optional_file,
     read_text,
     read_toml,
@@ -111,7 +112,7 @@ def load_tb2_task(folder: Path) -> Task:
     if not script.is_file():
         raise load_error(script, "tests", "file missing (the verifier runs tests/test.sh)")
 
-    dockerfile = optional_file(folder / "environment" / "Dockerfile")
+    dockerfile = optional_dockerfile(folder / "environment" / "Dockerfile")
     defaults = Limits()
     authors = [a.name for a in config.task.authors if a.name]
     return Task(

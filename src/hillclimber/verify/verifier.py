@@ -16,8 +16,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from hillclimber.errors import VerifierError
+from hillclimber.process import run_process
 from hillclimber.sandbox import CommandResult, Mount, Sandbox
-from hillclimber.sandbox.base import STANDARD_PATH
+from hillclimber.sandbox.base import STANDARD_PATH, find_bash
 from hillclimber.setup.presence import apt_present
 from hillclimber.task import Task, VerificationKind
 from hillclimber.verify import venv as verifier_env
@@ -132,6 +133,7 @@ def _verify_pytest_script(
     script = script_for(task)
     if script.needs:
         raise VerifierError("cannot reproduce the test script here: " + "; ".join(script.needs))
+    _check_syntax(script.text, verification.script)
     env_path = verifier_env.ensure_env(script.packages)
     checker = _checker_with_fresh_tests(sandbox, work_dir, verification.tests_dir, env_path)
     out = work_dir / "logs" / "verifier"
@@ -140,6 +142,16 @@ def _verify_pytest_script(
     result = checker.run(script.text, timeout=timeout, env=env, output_cap=4 << 20)
     (out / "output.txt").write_text(result.output)
     return _judge_pytest_run(task, script, checker, result, timeout)
+
+
+def _check_syntax(text: str, source: Path | None) -> None:
+    """A test script bash cannot even read judges nothing: VerifierError (the trial is an
+    `error`, never a `failed` one scored on no test)."""
+    checked = run_process([find_bash(), "-n"], timeout=30, stdin=text.encode())
+    if checked.exit_code != 0:
+        problem = (checked.stderr.strip().splitlines() or ["bash -n failed"])[-1]
+        problem = problem.replace("bash: ", "", 1)
+        raise VerifierError(f"{source}: the test script has a syntax error: {problem}")
 
 
 def script_env() -> dict[str, str]:
