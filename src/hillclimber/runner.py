@@ -201,9 +201,17 @@ def _run_agent(
     tests_ran = 0
 
     def check_now() -> Evaluation:
+        """The task's tests in the loop (`feedback: tests`), within the agent's time."""
         nonlocal tests_ran
+        left = ctx.remaining()
+        if left <= 0:
+            raise AgentTimeout("agent time is up")
         tests_ran += 1
-        return verify(task, sandbox, trial_dir / "checks")
+        timeout = min(task.limits.verifier_timeout_sec, left)
+        evaluation = verify(task, sandbox, trial_dir / "checks", timeout=timeout)
+        if evaluation.timed_out and ctx.remaining() <= 0:
+            raise AgentTimeout("agent time is up (while the tests ran)")
+        return evaluation
 
     ctx = AgentContext(
         task,
