@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
-from hillclimber.sandbox.limits import ResourceLimits, enforcement
+from hillclimber.sandbox.limits import ResourceLimits, enforcement, group_folders
 
 from conftest import FIXTURES, IN_CI, hc, require_sandbox
 
@@ -137,3 +137,18 @@ def test_a_models_commands_never_run_unisolated_without_unsafe(tmp_path: Path) -
                 "--agent", "oracle", "--sandbox", "local", "--run-id", "oracle",
                 "--runs-dir", str(tmp_path))  # fmt: skip
     assert oracle.returncode == 0, oracle.stderr
+
+
+def test_no_control_group_is_left_behind(tmp_path: Path) -> None:
+    """Each command's group is removed after it, even when its processes are still exiting."""
+    parents = group_folders()
+
+    def ours() -> set[Path]:
+        return {child for parent in parents for child in parent.glob("hc-*")}
+
+    before = ours()
+    box = sandbox(SandboxKind.BWRAP, tmp_path)
+    for _ in range(20):
+        box.run("echo hi & sleep 0.01", timeout=10)
+    box.run(GRADUAL, timeout=60)  # killed by the kernel
+    assert ours() - before == set()

@@ -18,6 +18,7 @@ import functools
 import os
 import shutil
 import signal
+import time
 import uuid
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -100,6 +101,12 @@ def _groups() -> _Groups:
     if pids_path is not None and (CGROUP_ROOT / "pids").is_dir():
         pids = _writable_child(CGROUP_ROOT / "pids" / pids_path.lstrip("/"), ("pids.max",))
     return _Groups(memory=memory, pids=pids)
+
+
+def group_folders() -> list[Path]:
+    """The folders under which each command's control groups are made (none: no groups)."""
+    groups = _groups()
+    return [p for p in dict.fromkeys((groups.unified, groups.memory, groups.pids)) if p]
 
 
 def enforcement() -> dict[str, str]:
@@ -201,11 +208,18 @@ class Confinement:
         return self._pids is not None and _counter(self._pids / "pids.events", "max") > 0
 
     def close(self) -> None:
-        """Remove the groups (after killing anything left in them)."""
+        """Remove the groups, after killing anything left in them (a group with a process
+        still exiting cannot be removed yet: tried again for up to two seconds)."""
         for group in reversed(self.groups):
             _empty(group)
-            with contextlib.suppress(OSError):
-                group.rmdir()
+            for _ in range(200):
+                try:
+                    group.rmdir()
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    time.sleep(0.01)
         self.groups.clear()
 
 
