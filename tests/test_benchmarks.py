@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import FIXTURES, REPO
+from hillclimber.sandbox import SandboxKind
+
+from conftest import FIXTURES, REPO, require_sandbox
 
 NUMBER = r"\d+(?:\.\d+)?"
 
@@ -92,6 +94,16 @@ def test_overhead_benchmark() -> None:
         rf"overhead: harness median {NUMBER}ms p95 {NUMBER}ms target<=5ms; "
         rf"\w+ start median {NUMBER}ms p95 {NUMBER}ms target<=10ms",
         line,
+    ), line
+
+
+@pytest.mark.slow
+def test_escapes_benchmark() -> None:
+    require_sandbox(SandboxKind.BWRAP)
+    require_sandbox(SandboxKind.NAMESPACE)
+    line = final_line("escapes.py", "--limit", "3")
+    assert re.fullmatch(
+        r"escapes: bwrap \d+, namespace \d+ \(3 commands × 2 kinds × 2 modes\)", line
     ), line
 
 

@@ -1,9 +1,18 @@
-"""bubblewrap: system folders read-only, the trial's folders bound in, no network by default."""
+"""bubblewrap: system folders read-only, the trial's folders bound in, no network by default.
+
+Started by root, bwrap's user namespace maps the sandbox's root to the host's: so the command
+runs without capabilities (no remount of the read-only folders, no mount of cgroupfs to lift its
+limits), /proc/sys is read-only (the kernel's settings are the host's) and /etc/shadow and
+/etc/gshadow cannot be read.
+"""
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from collections.abc import Mapping
+from pathlib import Path
 
 from hillclimber.errors import SandboxUnavailable
 from hillclimber.sandbox.base import (
@@ -13,6 +22,13 @@ from hillclimber.sandbox.base import (
 )
 from hillclimber.sandbox.host import HostSandbox
 from hillclimber.sandbox.system import system_entries
+
+DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9)}
+DEVICES |= {"tty": (5, 0)}
+"""The device nodes bwrap's /dev holds, as (major, minor)."""
+HIDDEN = ("/etc/shadow", "/etc/gshadow")
+"""Host files the sandbox does not show (/dev/null is mounted over them): they hold password
+hashes, and the sandbox's root is the host's."""
 
 
 class BwrapSandbox(HostSandbox):
@@ -24,9 +40,11 @@ class BwrapSandbox(HostSandbox):
         if binary is None:
             raise SandboxUnavailable("bwrap is not installed (apt-get install bubblewrap)")
         self.binary = binary
+        self.devices = _own_devices(layout)
 
     def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
         args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
+        args += ["--cap-drop", "ALL"]
         if self.layout.network:
             args.append("--share-net")
         for entry in system_entries():
@@ -34,7 +52,13 @@ class BwrapSandbox(HostSandbox):
                 args += ["--symlink", entry.symlink_to, f"/{entry.name}"]
             else:
                 args += ["--ro-bind", f"/{entry.name}", f"/{entry.name}"]
-        args += ["--dev", "/dev", "--proc", "/proc"]
+        args += ["--dev", "/dev"]
+        for node in self.devices:
+            args += ["--dev-bind", str(node), f"/dev/{node.name}"]
+        args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+        for path in HIDDEN:
+            if Path(path).exists():
+                args += ["--ro-bind", "/dev/null", path]
         for mount in sorted(self.layout.mounts, key=lambda m: m.target.count("/")):
             flag = "--ro-bind" if mount.readonly else "--bind"
             args += [flag, str(mount.host), mount.target]
@@ -42,3 +66,24 @@ class BwrapSandbox(HostSandbox):
         for key, value in env.items():
             args += ["--setenv", key, value]
         return [*args, "--", "/bin/bash", "-c", command]
+
+
+def _own_devices(layout: Layout) -> list[Path]:
+    """The trial's own device nodes, made once in its scratch folder, where this process may
+    make them (root). bwrap's /dev binds the host's nodes in, and the sandbox's root is the
+    host's: a `chmod 000 /dev/null` would reach the host's. Bound over them, these take it."""
+    if os.geteuid() != 0 or layout.scratch is None:
+        return []
+    folder = layout.scratch / "dev"
+    made: list[Path] = []
+    for name, (major, minor) in DEVICES.items():
+        node = folder / name
+        try:
+            if not node.exists():
+                folder.mkdir(parents=True, exist_ok=True)
+                os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(major, minor))
+                node.chmod(0o666)
+        except OSError:
+            return []  # a folder on a nodev file system: the host's nodes, as before
+        made.append(node)
+    return made

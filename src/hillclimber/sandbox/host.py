@@ -15,6 +15,7 @@ from typing import Self
 from hillclimber.process import DEFAULT_OUTPUT_CAP, run_process
 from hillclimber.sandbox.base import (
     APP,
+    STANDARD_PATH,
     CommandResult,
     FileInfo,
     Layout,
@@ -60,7 +61,10 @@ class HostSandbox:
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> CommandResult:
         argv = self.argv(command, cwd, base_env(self.layout, env))
-        return self.execute(command, argv, timeout=timeout, output_cap=output_cap)
+        # the back end's own process gets no more than a PATH: bwrap stays the sandbox's pid 1,
+        # and its environment (the runner's, with any API keys) is readable at /proc/1/environ
+        clean = {"PATH": STANDARD_PATH}
+        return self.execute(command, argv, timeout=timeout, output_cap=output_cap, env=clean)
 
     def execute(
         self,

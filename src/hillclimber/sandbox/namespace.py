@@ -1,5 +1,9 @@
-"""Root without bubblewrap: a private mount, pid and network namespace (`unshare`) and a chroot
-into a fresh tmpfs root built from read-only binds of the system folders and the trial's folders.
+"""Root without bubblewrap: a private mount, pid and network namespace (`unshare`) and a fresh
+tmpfs root built from read-only binds of the system folders and the trial's folders, made the
+root with `pivot_root` (the host's tree is detached, so nothing lies above it). The command runs
+without capabilities (as bwrap's does): it cannot remount, mount, chroot or make devices. Its
+device nodes are its own (a chmod changes only them), /proc/sys and /proc/sysrq-trigger are
+read-only, and /etc/shadow and /etc/gshadow are hidden.
 """
 
 from __future__ import annotations
@@ -37,14 +41,27 @@ done
 shift
 mkdir -p "$root/dev" "$root/proc"
 mount -t tmpfs -o mode=755 hc-dev "$root/dev"
-for d in null zero full random urandom tty; do
-  touch "$root/dev/$d" && mount --bind "/dev/$d" "$root/dev/$d"
+for d in null,1,3 zero,1,5 full,1,7 random,1,8 urandom,1,9 tty,5,0; do
+  IFS=, read -r name major minor <<< "$d"
+  mknod -m 666 "$root/dev/$name" c "$major" "$minor"
 done
 ln -s /proc/self/fd "$root/dev/fd"; ln -s fd/0 "$root/dev/stdin"
 ln -s fd/1 "$root/dev/stdout"; ln -s fd/2 "$root/dev/stderr"
 mkdir -p "$root/dev/shm" && mount -t tmpfs hc-shm "$root/dev/shm"
 mount -t proc proc "$root/proc"
-exec chroot "$root" /usr/bin/env -i "$@" /bin/bash -c 'cd "$1" && eval "$2"' hc "$cwd" "$command"
+for hide in proc/sys proc/sysrq-trigger proc/irq proc/bus etc/shadow etc/gshadow; do
+  [ -e "$root/$hide" ] || continue
+  case $hide in etc/*) source=$root/dev/null ;; *) source=$root/$hide ;; esac
+  mount --bind "$source" "$root/$hide"
+  mount -o remount,bind,ro "$root/$hide"
+done
+cd "$root"
+mkdir .hc-old
+pivot_root . .hc-old
+umount -l /.hc-old
+rmdir /.hc-old
+exec setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- \
+  /usr/bin/env -i "$@" /bin/bash -c 'cd "$1" && eval "$2"' hc "$cwd" "$command"
 """
 
 
@@ -56,8 +73,8 @@ class NamespaceSandbox(HostSandbox):
         if os.geteuid() != 0:
             raise SandboxUnavailable("the namespace sandbox needs root (use bwrap instead)")
         unshare = shutil.which("unshare", path=STANDARD_PATH)
-        if unshare is None:
-            raise SandboxUnavailable("unshare (util-linux) is not installed")
+        if unshare is None or shutil.which("setpriv", path=STANDARD_PATH) is None:
+            raise SandboxUnavailable("unshare and setpriv (util-linux) are not installed")
         if layout.scratch is None:
             raise SandboxUnavailable("the namespace sandbox needs a scratch folder for its root")
         self.unshare = unshare
