@@ -67,7 +67,8 @@ def test_each_preset_runs_the_real_model_end_to_end(preset: str, tmp_path: Path)
     assert config["n_concurrent"] == 1  # one in-process model: one trial at a time
     for task in TASKS.split(","):
         trial = json.loads((run / f"{task}.1" / "result.json").read_text())
-        assert trial["exit_reason"] in ("passed", "failed")
+        # a verdict, or the task's time limit holding (a slow or busy machine)
+        assert trial["exit_reason"] in ("passed", "failed", "agent_timeout")
         assert trial["agent_info"]["model_calls"] >= 1
         # bench checks the work with the harness's own acceptance checks unless told otherwise
         assert trial["feedback"] == ("none" if preset == "naive" else "self")
