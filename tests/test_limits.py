@@ -43,8 +43,8 @@ def test_every_limit_is_enforced_here() -> None:
         ("head -c 100M /dev/zero > /app/big", "file over the size limit (64 MiB)"),
         ("yes", "output limit (4 MiB)"),
         (
-            "for i in 1 2 3 4 5; do head -c 60M /dev/zero > /tmp/part$i; done; sleep 5",
-            "folders past their limit (200 MiB)",
+            "sleep 1.5; for i in 1 2 3 4 5; do head -c 60M /dev/zero > /tmp/part$i; done; sleep 5",
+            "folders past their limit (200 MiB more)",
         ),
     ],
     ids=["memory-gradual", "memory-at-once", "file-size", "output", "folders"],

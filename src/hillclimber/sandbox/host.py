@@ -92,15 +92,22 @@ class HostSandbox:
         return CommandResult.from_process(command, result, limit=limit)
 
     def _size_watch(self) -> Callable[[], str | None] | None:
-        """While a command runs: whether the trial's writable folders went over their limit."""
+        """While a command runs: whether the trial's writable folders grew by more than their
+        limit since its first second (a folder that was large before it, such as the one
+        `hillclimber run` works on, is not held against it; a command that ends within a
+        second is never walked)."""
         limit = self.layout.limits.workspace_mb
         if limit is None:
             return None
         folders = [m.host for m in self.layout.mounts if not m.readonly]
+        start: list[float] = []
 
         def over() -> str | None:
-            if folder_mb(*folders) > limit:
-                return f"filled the trial's folders past their limit ({limit} MiB)"
+            size = folder_mb(*folders)
+            if not start:
+                start.append(size)
+            elif size - start[0] > limit:
+                return f"filled the trial's folders past their limit ({limit} MiB more)"
             return None
 
         return over

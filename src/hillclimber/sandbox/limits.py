@@ -44,7 +44,7 @@ class ResourceLimits:
     output_mb: int | None = 64
     """What a command may print (stdout and stderr together) before it is ended."""
     workspace_mb: int | None = 8192
-    """The trial's folders (workspace, /tmp, /root) after a command of the agent."""
+    """What one command may add to the trial's writable folders (workspace, /tmp, /root)."""
 
 
 NO_LIMITS = ResourceLimits(None, None, None, None, None)
