@@ -37,6 +37,8 @@ from hillclimber.models import ModelConfig, make_model
 from hillclimber.task import Limits, Task, TaskFormat
 
 _FEEDBACK = ("self", "none")
+_HARBOR_TIMES = 24 * 3600.0
+"""The agent's own deadline when none is given: Harbor times the run and cancels it."""
 _STOP_WAIT_SEC = 5.0
 """How long a cancelled run waits for the loop to notice (a model call in flight finishes)."""
 
@@ -103,7 +105,7 @@ class HillclimberAgent(BaseAgent):  # type: ignore[misc]
         loop = asyncio.get_running_loop()
         sandbox = EnvironmentSandbox(environment, loop)
         workdir = await _workdir(environment)
-        budget = self.agent_timeout_sec or Limits().agent_timeout_sec
+        budget = self.agent_timeout_sec or _HARBOR_TIMES
         task = Task(
             id=_task_id(self.logs_dir),
             instruction=instruction,
@@ -121,15 +123,21 @@ class HillclimberAgent(BaseAgent):  # type: ignore[misc]
         )
         worker = asyncio.ensure_future(asyncio.to_thread(self._run_loop, ctx))
         try:
-            outcome = await asyncio.shield(worker)
+            await asyncio.shield(worker)
         except asyncio.CancelledError:
             sandbox.stop()
             ctx.deadline = time.monotonic()
             with suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(asyncio.shield(worker), _STOP_WAIT_SEC)
-            self.populate_context_post_run(context)
+            self._record(context, worker)
             raise
+        self._record(context, worker)
+
+    def _record(self, context: HarborContext, worker: asyncio.Future[AgentOutcome | None]) -> None:
+        """Tokens and settings into Harbor's context, and the loop's record once it ended."""
         self.populate_context_post_run(context)
+        ended = worker.done() and not worker.cancelled() and worker.exception() is None
+        outcome = worker.result() if ended else None
         if outcome is not None:
             context.metadata = {**(context.metadata or {}), "hillclimber": outcome.info}
 
