@@ -85,6 +85,11 @@ def _writable_child(parent: Path, files: Sequence[str]) -> Path | None:
 
 
 @functools.cache
+def _prlimit() -> str | None:
+    return shutil.which("prlimit")
+
+
+@functools.cache
 def _groups() -> _Groups:
     unified_path = _own_group("")
     if (CGROUP_ROOT / "cgroup.controllers").exists() and unified_path is not None:
@@ -176,7 +181,7 @@ class Confinement:
         limits = [f"--fsize={self.limits.file_mb * MIB}"] if self.limits.file_mb else []
         if self._memory is None and self.limits.memory_mb:
             limits.append(f"--as={self.limits.memory_mb * MIB}")
-        prlimit = shutil.which("prlimit")
+        prlimit = _prlimit()
         if limits and prlimit is not None:
             prefix = [prlimit, *limits, "--"]
         if not self.groups:

@@ -7,6 +7,7 @@ the task's test script (made offline by `testscript`), and reads pytest's own re
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import time
@@ -147,11 +148,20 @@ def _verify_pytest_script(
 def _check_syntax(text: str, source: Path | None) -> None:
     """A test script bash cannot even read judges nothing: VerifierError (the trial is an
     `error`, never a `failed` one scored on no test)."""
-    checked = run_process([find_bash(), "-n"], timeout=30, stdin=text.encode())
-    if checked.exit_code != 0:
-        problem = (checked.stderr.strip().splitlines() or ["bash -n failed"])[-1]
-        problem = problem.replace("bash: ", "", 1)
+    problem = _syntax_problem(text)
+    if problem is not None:
         raise VerifierError(f"{source}: the test script has a syntax error: {problem}")
+
+
+@functools.cache
+def _syntax_problem(text: str) -> str | None:
+    """What `bash -n` says of a script, read once per script (the tests in the loop verify
+    the same script again after every change)."""
+    checked = run_process([find_bash(), "-n"], timeout=30, stdin=text.encode())
+    if checked.exit_code == 0:
+        return None
+    problem = (checked.stderr.strip().splitlines() or ["bash -n failed"])[-1]
+    return problem.replace("bash: ", "", 1)
 
 
 def script_env() -> dict[str, str]:
