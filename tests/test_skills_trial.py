@@ -16,6 +16,7 @@ from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.presets import preset
 from hillclimber.loaders import load_task
 from hillclimber.models import ModelProfile, ScriptedModel
+from hillclimber.models.base import CompletionRequest
 from hillclimber.skills import trial as trial_skills
 from hillclimber.skills.select import HEADER
 from hillclimber.skills.skill import Skill
@@ -41,14 +42,22 @@ GREETING = Skill(
 
 
 def run_agent(
-    root: Path, *, suite: str | None, answers: list[str], **settings: Any
+    root: Path,
+    *,
+    suite: str | None,
+    answers: list[str],
+    requests: list[CompletionRequest] | None = None,
+    **settings: Any,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(agent info, trajectory) of the fm preset with `settings` on the hello fixture."""
+    """(agent info, trajectory) of the fm preset with `settings` on the hello fixture; the
+    model's requests are added to `requests` when given."""
     task = load_task(HELLO)
     sandbox, _ = isolated_sandbox(root / "trial")
     model = ScriptedModel(
         answers, ModelProfile(name="scripted", context_window=4096, supports_constraint=True)
     )
+    if requests is not None:
+        model.requests = requests
     log_dir = root / "log"
     log_dir.mkdir(parents=True)
     ctx = AgentContext(
@@ -60,7 +69,8 @@ def run_agent(
         suite_source=suite,
         trial_name="t.1",
     )
-    config = preset("fm", planner=False, probe_commands=False, **settings)
+    settings = {"planner": False, **settings}
+    config = preset("fm", probe_commands=False, **settings)
     outcome = HarnessAgent(model, config).run(ctx)
     return outcome.info, json.loads((log_dir / "trajectory.json").read_text())
 
@@ -101,6 +111,39 @@ def test_the_built_in_suite_shows_skills_and_the_result_records_them(tmp_path: P
     assert trajectory["agent"]["extra"]["skills"] == info["skills"]
     text = prompts(trajectory)
     assert HEADER in text and GREETING.description in text and "greeting-file" not in text
+
+
+PLAN = json.dumps({"steps": ["write the file"]})
+
+
+@pytest.mark.parametrize("to_planner", [False, True])
+def test_the_planner_sees_the_skills_only_when_asked(tmp_path: Path, to_planner: bool) -> None:
+    store = SkillStore(tmp_path / "skills.db")
+    store.add(GREETING)
+    requests: list[CompletionRequest] = []
+    info, _ = run_agent(
+        tmp_path / "run",
+        suite="mini",
+        answers=[PLAN, WRITE, DONE],
+        requests=requests,
+        planner=True,
+        **{
+            "planning.complexity": False,
+            "skills.show": "on",
+            "skills.store": str(store.path),
+            "skills.for_planner": to_planner,
+        },
+    )
+    asked = ["\n".join(m.content for m in r.messages) for r in requests]
+    plans = [
+        text
+        for r, text in zip(requests, asked, strict=True)
+        if r.constraint and r.constraint.name == "plan"
+    ]
+    workers = [text for text in asked if text not in plans]
+    assert "greeting-file" in info["skills"] and plans and workers
+    assert all(GREETING.description in text for text in workers)
+    assert all((GREETING.description in text) is to_planner for text in plans)
 
 
 def test_a_pass_teaches_a_skill_that_its_own_task_never_sees(tmp_path: Path) -> None:

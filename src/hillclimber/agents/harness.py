@@ -80,7 +80,7 @@ class HarnessAgent:
             use_planner=config.planning.planner
             and (not config.planning.complexity or complexity.wants_planner(kind)),
             skills=frozenset(skills.ids),
-            skill_text=skills.section(),
+            skill_text=skills.section() if config.skills.for_planner else "",
         )
         result = loop.run()
         learned = skills.finish(

@@ -159,6 +159,10 @@ class SkillSettings(_Settings):
     checks with feedback self), store a skill distilled from its steps, and count each skill
     shown with the trial's outcome. Off by default: a run's results then do not depend on the
     order its trials ran in."""
+    for_planner: bool = False
+    """Also show them to the planner. Off: the 0.5B's planner copies an example's lines as its
+    steps, paths and all (`cd /app/project && git init` on a task whose repository exists), and
+    the worker then follows that plan (run `skills`, README)."""
     top_k: int = Field(default=3, ge=1, le=10)
     min_score: float = Field(default=3.0, ge=0)
     """The BM25 score a skill needs at least."""

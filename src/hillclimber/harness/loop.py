@@ -64,7 +64,7 @@ class AgentLoop:
         self.use_planner = use_planner
         self.skills, self.skill_text = skills, skill_text
         """Ids of the skills shown (called as a tool, they get feedback of their own), and
-        their text for the planner."""
+        their text for the planner (empty unless `skills.for_planner`)."""
         self.turn = 0
         self.plan: Plan | None = None
         self.state, self.stats = LoopState(), LoopStats()
