@@ -16,7 +16,14 @@ import pytest
 from hillclimber.errors import AgentTimeout
 from hillclimber.harbor.sandbox import EnvironmentSandbox
 from hillclimber.harness.workspace import restored
-from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox import (
+    FileInfo,
+    Sandbox,
+    SandboxKind,
+    create_sandbox,
+    trial_layout,
+    walk,
+)
 
 from conftest import require_sandbox
 
@@ -107,6 +114,44 @@ def test_the_file_api_reads_and_writes_through_the_environment(bridged: Any) -> 
         sandbox.read_file("/app/nothing")
     with pytest.raises(IsADirectoryError):
         sandbox.read_file("/app/notes")
+
+
+class EntryByEntry:
+    """A sandbox's listdir and stat alone: what `walk` does without a `tree`."""
+
+    def __init__(self, sandbox: EnvironmentSandbox) -> None:
+        self.listdir, self.stat = sandbox.listdir, sandbox.stat
+
+
+def test_a_walk_is_one_find_and_sees_what_the_sandbox_sees(bridged: Any) -> None:
+    sandbox, environment, workspace = bridged
+    (workspace / "src" / "deep").mkdir(parents=True)
+    (workspace / "src" / "deep" / "a b.txt").write_text("hello")
+    (workspace / "src" / "main.py").write_text("print(1)\n")
+    (workspace / "z.txt").write_text("")
+    (workspace / "to-main").symlink_to("src/main.py")
+    (workspace / "to-src").symlink_to("src")
+    (workspace / "nowhere").symlink_to("missing")
+    environment.calls.clear()
+    walked = list(walk(sandbox, "/app"))
+    assert len(environment.calls) == 2  # the find, and the size behind the link to a file
+    assert walked == list(walk(EntryByEntry(sandbox), "/app"))  # type: ignore[arg-type]
+    assert [path for path, _ in walked] == [
+        "/app/nowhere",
+        "/app/src",
+        "/app/src/deep",
+        "/app/src/deep/a b.txt",
+        "/app/src/main.py",
+        "/app/to-main",
+        "/app/to-src",
+        "/app/z.txt",
+    ]
+    info = dict(walked)
+    assert info["/app/to-main"] == FileInfo("file", 9, True)
+    assert info["/app/to-src"] == FileInfo("dir", 0, True)
+    assert info["/app/nowhere"].kind == "other"
+    with pytest.raises(FileNotFoundError):
+        list(walk(sandbox, "/app/missing"))
 
 
 def test_a_folder_is_uploaded_into_what_is_there(bridged: Any, tmp_path: Path) -> None:
