@@ -105,6 +105,22 @@ def test_resume_runs_only_unfinished_trials_and_redo_runs_all(tmp_path: Path) ->
     assert len(recorder.started) == 3 and not recorder.skipped
 
 
+def test_retry_errors_runs_again_only_the_trials_that_ended_in_an_error(tmp_path: Path) -> None:
+    tasks = load_dataset(FIXTURES / "tb2").tasks
+    Run(config(tasks), tasks, tmp_path).execute()
+    crashed = tmp_path / "fx-hello.1" / "result.json"
+    record = json.loads(crashed.read_text())
+    crashed.write_text(json.dumps({**record, "exit_reason": "error", "passed": False}))
+    recorder = Recorder()
+    Run(config(tasks), tasks, tmp_path).execute(recorder.events())
+    assert recorder.started == [] and len(recorder.skipped) == 3
+    recorder = Recorder()
+    summary = Run(config(tasks), tasks, tmp_path, retry_errors=True).execute(recorder.events())
+    assert recorder.started == ["fx-hello.1"]
+    assert sorted(recorder.skipped) == ["fx-fix-script.1", "fx-sales-total.1"]
+    assert summary.totals.passed == 3
+
+
 def test_each_exit_reason_and_no_trial_loses_the_others(tmp_path: Path) -> None:
     context = tmp_path / "ctx"
     context.mkdir()

@@ -38,6 +38,7 @@ def plan(
     run_dir: Path,
     *,
     redo: bool = False,
+    retry_errors: bool = False,
     invalid_tasks: list[str] | None = None,
     notes: list[str] | None = None,
 ) -> tuple[Comparison, list[Run]]:
@@ -72,6 +73,7 @@ def plan(
             tasks,
             run_dir / comparison.runs[label],
             redo=redo,
+            retry_errors=retry_errors,
             invalid_tasks=invalid_tasks or [],
             notes=notes or [],
         )

@@ -281,12 +281,20 @@ class RunEvents:
     on_skip: Callable[[TrialSpec, TrialResult], None] = lambda spec, result: None
 
 
+RETRIED = frozenset({ExitReason.ERROR, ExitReason.SETUP_ERROR})
+"""What `retry_errors` runs again on resume: trials ended by a fault of the harness or of the
+set-up (a crash, a package mirror down), not by the agent's work."""
+
+
 @dataclass
 class Run:
     config: RunConfig
     tasks: Sequence[Task]
     run_dir: Path
     redo: bool = False
+    """Run the finished trials again too."""
+    retry_errors: bool = False
+    """Run again the finished trials that ended in an error (`RETRIED`)."""
     invalid_tasks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
@@ -315,6 +323,9 @@ class Run:
             for attempt in range(1, self.config.n_attempts + 1)
         ]
 
+    def _retried(self, done: TrialResult) -> bool:
+        return self.retry_errors and done.exit_reason in RETRIED
+
     def summary(self, state: str = "running") -> RunResult:
         results = [r for spec in self.specs() if (r := read_trial(spec.trial_dir / "result.json"))]
         return summarize(
@@ -338,7 +349,7 @@ class Run:
         todo: list[TrialSpec] = []
         for spec in self.specs():
             done = read_trial(spec.trial_dir / "result.json")
-            if done is not None and not self.redo:
+            if done is not None and not self.redo and not self._retried(done):
                 events.on_skip(spec, done)
             else:
                 todo.append(spec)

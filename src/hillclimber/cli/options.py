@@ -89,6 +89,10 @@ ConcurrentOpt = Annotated[
 RunIdOpt = Annotated[str | None, typer.Option(help="Name of the run; re-use one to resume it.")]
 RunsDirOpt = Annotated[Path, typer.Option(help="Where run folders go.")]
 RedoOpt = Annotated[bool, typer.Option(help="Run finished trials again too.")]
+RetryErrorsOpt = Annotated[
+    bool,
+    typer.Option(help="On resume, run again the trials that ended in error or setup_error."),
+]
 
 
 def split(value: str | None) -> list[str] | None:

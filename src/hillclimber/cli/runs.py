@@ -20,6 +20,7 @@ from hillclimber.cli.options import (
     ModelOpt,
     PresetOpt,
     RedoOpt,
+    RetryErrorsOpt,
     RunIdOpt,
     RunsDirOpt,
     SandboxChoice,
@@ -107,6 +108,7 @@ def bench(
     run_id: RunIdOpt = None,
     runs_dir: RunsDirOpt = Path("runs"),
     redo: RedoOpt = False,
+    retry_errors: RetryErrorsOpt = False,
     agent_timeout_multiplier: Annotated[float, typer.Option(min=0.01)] = 1.0,
 ) -> None:
     """Run tasks of a suite or dataset and verify each with its own tests."""
@@ -132,7 +134,15 @@ def bench(
         agent_timeout_multiplier=agent_timeout_multiplier,
         unsafe=unsafe,
     )
-    run = Run(config, chosen, runs_dir / run_id, redo=redo, invalid_tasks=invalid, notes=notes)
+    run = Run(
+        config,
+        chosen,
+        runs_dir / run_id,
+        redo=redo,
+        retry_errors=retry_errors,
+        invalid_tasks=invalid,
+        notes=notes,
+    )
     who = f"{model} with setting {setting.preset}" if setting else f"agent {agent}"
     console.print(
         f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, "
@@ -167,6 +177,7 @@ def compare(
     run_id: RunIdOpt = None,
     runs_dir: RunsDirOpt = Path("runs"),
     redo: RedoOpt = False,
+    retry_errors: RetryErrorsOpt = False,
 ) -> None:
     """Run several harness settings on the same tasks with the same model and seeds, and
     print them side by side (`--set` changes every one of them)."""
@@ -192,7 +203,14 @@ def compare(
     )
     run_dir = runs_dir / run_id
     _, runs = plan_comparison(
-        base, settings, chosen, run_dir, redo=redo, invalid_tasks=invalid, notes=notes
+        base,
+        settings,
+        chosen,
+        run_dir,
+        redo=redo,
+        retry_errors=retry_errors,
+        invalid_tasks=invalid,
+        notes=notes,
     )
     labels = ", ".join(label for label, _ in settings)
     console.print(
