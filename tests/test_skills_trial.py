@@ -56,8 +56,6 @@ def run_agent(
     model = ScriptedModel(
         answers, ModelProfile(name="scripted", context_window=4096, supports_constraint=True)
     )
-    if requests is not None:
-        model.requests = requests
     log_dir = root / "log"
     log_dir.mkdir(parents=True)
     ctx = AgentContext(
@@ -72,6 +70,8 @@ def run_agent(
     settings = {"planner": False, **settings}
     config = preset("fm", probe_commands=False, **settings)
     outcome = HarnessAgent(model, config).run(ctx)
+    if requests is not None:
+        requests.extend(model.requests)
     return outcome.info, json.loads((log_dir / "trajectory.json").read_text())
 
 

@@ -100,13 +100,14 @@ class HostSandbox:
         if limit is None:
             return None
         folders = [m.host for m in self.layout.mounts if not m.readonly]
-        start: list[float] = []
+        start: float | None = None
 
         def over() -> str | None:
+            nonlocal start
             size = folder_mb(*folders)
-            if not start:
-                start.append(size)
-            elif size - start[0] > limit:
+            if start is None:
+                start = size
+            elif size - start > limit:
                 return f"filled the trial's folders past their limit ({limit} MiB more)"
             return None
 
