@@ -13,6 +13,12 @@ need=()
 command -v bwrap >/dev/null || need+=(bubblewrap)
 /usr/bin/python3 -c 'import ensurepip, venv' 2>/dev/null || need+=(python3-venv)
 for tool in gcc g++ make cmake git sqlite3 jq; do command -v "$tool" >/dev/null || need+=("$tool"); done
+# Task images (root only: a trial's layer is an overlay mount over the image's root folder):
+# podman builds each task's image from its Dockerfile, runc runs its build steps, mmdebstrap
+# makes the local base where no image registry can be reached.
+if [ "$(id -u)" -eq 0 ]; then
+  for tool in podman runc mmdebstrap; do command -v "$tool" >/dev/null || need+=("$tool"); done
+fi
 # dev only: a headless browser for the test that opens the HTML report
 case ",$extras," in *,dev,*) command -v chromium >/dev/null || need+=(chromium) ;; esac
 if [ ${#need[@]} -gt 0 ]; then
@@ -21,6 +27,23 @@ if [ ${#need[@]} -gt 0 ]; then
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+# podman's settings for machines like ours: runc (crun refuses hybrid cgroup v1/v2 hierarchies),
+# cgroupfs (no systemd session), no default ulimits (runc may not set the file-descriptor limit
+# inside a VM: "error setting rlimit type 7"). A drop-in, so a machine's own settings stay.
+podman_conf=/etc/containers/containers.conf.d/50-hillclimber.conf
+if [ "$(id -u)" -eq 0 ] && command -v podman >/dev/null && [ ! -f "$podman_conf" ]; then
+  mkdir -p "$(dirname "$podman_conf")"
+  cat > "$podman_conf" <<'CONF'
+[containers]
+default_ulimits = []
+
+[engine]
+runtime = "runc"
+cgroup_manager = "cgroupfs"
+events_logger = "file"
+CONF
 fi
 
 python="${PYTHON:-python3}"

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from hillclimber.harness.config import HarnessConfig
+from hillclimber.image.build import TaskImage
 from hillclimber.models import ModelConfig
 from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.verify.verifier import Evaluation
@@ -31,6 +32,31 @@ class ExitReason(StrEnum):
     VERIFIED_SELF = "verified_self"  # no tests, but every acceptance check the harness made passes
     UNVERIFIED = "unverified"  # no tests, and no checks or not all of them pass
     ERROR = "error"
+
+
+class ImageRecord(BaseModel):
+    """The image a trial ran in (sandbox `container`)."""
+
+    tag: str
+    declared: str
+    """The image the task's Dockerfile names."""
+    substituted: dict[str, str] = Field(default_factory=dict)
+    """Image named by the task → the local base that stood in for it (none could be pulled)."""
+    note: str = ""
+    build_sec: float = 0.0
+    cached: bool = False
+    """Found built: the task and its bases had not changed."""
+
+    @classmethod
+    def of(cls, image: TaskImage) -> ImageRecord:
+        return cls(
+            tag=image.tag,
+            declared=image.declared,
+            substituted=image.substituted,
+            note=image.note(),
+            build_sec=image.build_sec,
+            cached=image.cached,
+        )
 
 
 def now() -> str:
@@ -53,6 +79,8 @@ class TrialResult(BaseModel):
     """What checked the work during the agent's run: the task's `tests` (they ran), the
     harness's own acceptance checks (`self`), or nothing (`none`)."""
     agent_info: dict[str, Any] = Field(default_factory=dict)
+    image: ImageRecord | None = None
+    """The task's image, where the trial ran in it."""
     timings: dict[str, float] = Field(default_factory=dict)
     """Seconds per phase: setup, agent, verifier, total."""
     started_at: str = ""
@@ -66,6 +94,9 @@ class RunConfig(BaseModel):
     task_ids: list[str]
     agent: str
     sandbox: str
+    images: bool = False
+    """Tasks whose Dockerfile cannot be followed without an engine ran in their image
+    (sandbox `container`); `sandbox` is where the others ran."""
     n_attempts: int
     n_concurrent: int
     agent_timeout_multiplier: float = 1.0

@@ -8,6 +8,7 @@ finished trials and runs the rest.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import threading
 import time
@@ -28,9 +29,11 @@ from hillclimber.errors import (
     VerifierError,
 )
 from hillclimber.harness.config import HarnessConfig
+from hillclimber.image import image_needs, image_sandbox, needs_image
 from hillclimber.models import ModelConfig
 from hillclimber.results import (
     ExitReason,
+    ImageRecord,
     RunConfig,
     RunResult,
     TrialResult,
@@ -41,7 +44,7 @@ from hillclimber.results import (
 )
 from hillclimber.sandbox import APP, Sandbox, SandboxKind, create_sandbox, trial_layout
 from hillclimber.sandbox.limits import ResourceLimits
-from hillclimber.setup.build import SetupReport, build_workspace
+from hillclimber.setup.build import build_workspace
 from hillclimber.setup.plan import plan_environment
 from hillclimber.task import Task
 from hillclimber.verify.verifier import Evaluation, verifier_needs, verify
@@ -86,28 +89,21 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     """Set up, run the agent, verify; write `result.json`. Never raises for a task's fault."""
     trial_dir = spec.trial_dir
     shutil.rmtree(trial_dir, ignore_errors=True)
-    layout = trial_layout(
-        trial_dir,
-        network=spec.task.environment.network,
-        workspace=spec.workspace,
-        hidden=spec.hidden,
-        limits=spec.limits,
-    )
-    sandbox = create_sandbox(spec.sandbox, layout)
     result = TrialResult(
         trial=spec.name,
         task_id=spec.task.id,
         attempt=spec.attempt,
         agent=spec.agent,
         sandbox=spec.sandbox.value,
-        sandbox_isolated=sandbox.isolated,
+        sandbox_isolated=spec.sandbox is not SandboxKind.LOCAL,
         exit_reason=ExitReason.ERROR,
         passed=False,
         started_at=now(),
     )
     phases = _Phases()
     try:
-        _run_phases(spec, sandbox, result, phases)
+        with contextlib.ExitStack() as held:
+            _run_phases(spec, held, result, phases)
     except Interrupted:
         raise
     except Unsupported as err:
@@ -151,15 +147,21 @@ class _Phases:
         return self.timings
 
 
-def _run_phases(spec: TrialSpec, sandbox: Sandbox, result: TrialResult, phases: _Phases) -> None:
-    """Fill `result` phase by phase; failures are raised for `run_trial` to map to an exit."""
+def _run_phases(
+    spec: TrialSpec, held: contextlib.ExitStack, result: TrialResult, phases: _Phases
+) -> None:
+    """Fill `result` phase by phase; failures are raised for `run_trial` to map to an exit.
+    What the trial holds while it runs (its image's layer) is let go by `held`."""
     task = spec.task
-    sandbox, report = _set_up(task, sandbox)
+    if spec.sandbox is SandboxKind.CONTAINER:
+        sandbox, workdir = _set_up_image(spec, held, result)
+    else:
+        sandbox, workdir = _set_up(spec)
     phases.done("setup")
-    agent_timed_out, own_checks = _run_agent(spec, sandbox, report.workdir, result)
+    agent_timed_out, own_checks = _run_agent(spec, sandbox, workdir, result)
     phases.done("agent")
     if task.has_verifier:
-        evaluation = verify(task, sandbox, spec.trial_dir)
+        evaluation = verify(task, sandbox, spec.trial_dir, cwd=workdir)
         phases.done("verifier")
         _record_evaluation(result, evaluation, agent_timed_out=agent_timed_out)
     elif own_checks is not None:  # `hillclimber run`: the harness's own checks, run afresh
@@ -176,14 +178,39 @@ def _run_phases(spec: TrialSpec, sandbox: Sandbox, result: TrialResult, phases: 
         result.message = result.message or f"no tests and no checks to check it ({ended})"
 
 
-def _set_up(task: Task, sandbox: Sandbox) -> tuple[Sandbox, SetupReport]:
-    """Refuse before any step what cannot run here (the tests' needs too), then build."""
+def _set_up(spec: TrialSpec) -> tuple[Sandbox, str]:
+    """The Dockerfile followed without an engine in a fresh workspace: refuse before any step
+    what cannot run here (the tests' needs too), then build. The sandbox and working folder."""
+    task = spec.task
+    layout = trial_layout(
+        spec.trial_dir,
+        network=task.environment.network,
+        workspace=spec.workspace,
+        hidden=spec.hidden,
+        limits=spec.limits,
+    )
+    sandbox = create_sandbox(spec.sandbox, layout)
     plan = plan_environment(task)
     needs = plan.needs + verifier_needs(task)
     if needs:
         raise Unsupported(needs)
     report = build_workspace(plan, sandbox, timeout=task.limits.setup_timeout_sec)
-    return sandbox.with_layout(sandbox.layout.with_env(report.env)), report
+    return sandbox.with_layout(sandbox.layout.with_env(report.env)), report.workdir
+
+
+def _set_up_image(
+    spec: TrialSpec, held: contextlib.ExitStack, result: TrialResult
+) -> tuple[Sandbox, str]:
+    """The task's image, built by the engine (or found built), with a layer of the trial's
+    own; what was built and which base stood in go into the result."""
+    needs = image_needs(spec.task) + verifier_needs(spec.task, in_image=True)
+    if needs:
+        raise Unsupported(needs)
+    sandbox, image = held.enter_context(
+        image_sandbox(spec.task, spec.trial_dir, hidden=spec.hidden, limits=spec.limits)
+    )
+    result.image = ImageRecord.of(image)
+    return sandbox, image.config.workdir
 
 
 def _run_agent(
@@ -208,7 +235,7 @@ def _run_agent(
             raise AgentTimeout("agent time is up")
         tests_ran += 1
         timeout = min(task.limits.verifier_timeout_sec, left)
-        evaluation = verify(task, sandbox, trial_dir / "checks", timeout=timeout)
+        evaluation = verify(task, sandbox, trial_dir / "checks", timeout=timeout, cwd=workdir)
         if evaluation.timed_out and ctx.remaining() <= 0:
             raise AgentTimeout("agent time is up (while the tests ran)")
         return evaluation
@@ -259,7 +286,7 @@ def _record_evaluation(
 
 def _tidy(trial_dir: Path) -> None:
     """Keep the final workspace and the logs; drop the trial's scratch folders."""
-    for name in ("tmp", "home", "scratch", "tests", "checks"):
+    for name in ("tmp", "home", "scratch", "tests", "checks", "container", "hidden"):
         shutil.rmtree(trial_dir / name, ignore_errors=True)
 
 
@@ -309,7 +336,7 @@ class Run:
                 attempt=attempt,
                 run_dir=self.run_dir,
                 agent=self.config.agent,
-                sandbox=SandboxKind(self.config.sandbox),
+                sandbox=self._sandbox_for(task),
                 agent_timeout_multiplier=self.config.agent_timeout_multiplier,
                 model=self.config.model,
                 harness=self.config.harness,
@@ -322,6 +349,14 @@ class Run:
             for task in self.tasks
             for attempt in range(1, self.config.n_attempts + 1)
         ]
+
+    def _sandbox_for(self, task: Task) -> SandboxKind:
+        """The run's sandbox, or the task's image where the run may build images and the task
+        cannot be laid out without one."""
+        kind = SandboxKind(self.config.sandbox)
+        if self.config.images and kind is not SandboxKind.CONTAINER and needs_image(task):
+            return SandboxKind.CONTAINER
+        return kind
 
     def _retried(self, done: TrialResult) -> bool:
         return self.retry_errors and done.exit_reason in RETRIED

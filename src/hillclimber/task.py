@@ -54,7 +54,9 @@ class Environment(_Model):
     network: bool = False
     """Whether commands may use the network (off unless the task asks for it)."""
     image: str | None = None
-    """The task's declared image, for the record and the docker sandbox."""
+    """The task's declared image, for the record."""
+    gpus: int = 0
+    """GPUs the task asks for (`[environment] gpus`)."""
 
 
 class Limits(_Model):

@@ -15,6 +15,7 @@ from hillclimber import __version__
 from hillclimber.cli.app import err_console, fail
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
+from hillclimber.image import find_engine
 from hillclimber.loaders import Dataset, load_dataset, load_suite, select_tasks
 from hillclimber.models import ModelConfig
 from hillclimber.results import RunConfig
@@ -28,6 +29,7 @@ class SandboxChoice(StrEnum):
     BWRAP = "bwrap"
     NAMESPACE = "namespace"
     LOCAL = "local"
+    CONTAINER = "container"
 
 
 SuiteOpt = Annotated[
@@ -129,6 +131,11 @@ def pick_sandbox(
     """The sandbox to use, with any notes on why a better one was not (printed too). The
     `local` sandbox runs commands on this machine as the user: a model's commands only with
     `--unsafe` (the oracle's and nop's may)."""
+    if choice is SandboxChoice.CONTAINER:
+        found = find_engine()
+        if isinstance(found, str):
+            fail(f"--sandbox container: {found}")
+        return SandboxKind.CONTAINER, []
     requested = None if choice in (None, SandboxChoice.AUTO) else SandboxKind(choice.value)
     kind, notes = pick_sandbox_kind(requested)
     if kind is SandboxKind.LOCAL and model_acts and not unsafe:
@@ -140,6 +147,12 @@ def pick_sandbox(
     for note in notes:
         err_console.print(f"[yellow]note:[/] {note}", highlight=False, soft_wrap=True)
     return kind, notes
+
+
+def images_here(choice: SandboxChoice | None) -> bool:
+    """Whether tasks that cannot be laid out without an engine run in their image: by default
+    wherever the engine works (`--sandbox container` runs every task in its image)."""
+    return choice in (None, SandboxChoice.AUTO) and not isinstance(find_engine(), str)
 
 
 def harness(spec: str, sets: list[str] | None, max_turns: int | None) -> HarnessConfig:
@@ -178,6 +191,7 @@ def run_config(
     suite_hints: str | None = None,
     agent_timeout_multiplier: float = 1.0,
     unsafe: bool = False,
+    images: bool = False,
 ) -> RunConfig:
     """The run's configuration: every command makes it here."""
     return RunConfig(
@@ -186,6 +200,7 @@ def run_config(
         task_ids=[t.id for t in tasks],
         agent=agent,
         sandbox=sandbox.value,
+        images=images,
         n_attempts=n_attempts,
         n_concurrent=n_concurrent,
         agent_timeout_multiplier=agent_timeout_multiplier,

@@ -32,6 +32,7 @@ from hillclimber.cli.options import (
     WindowOpt,
     concurrency,
     harness,
+    images_here,
     new_run_id,
     pick_sandbox,
     run_config,
@@ -133,6 +134,7 @@ def bench(
         suite_hints=data.hints,
         agent_timeout_multiplier=agent_timeout_multiplier,
         unsafe=unsafe,
+        images=images_here(sandbox),
     )
     run = Run(
         config,
@@ -200,6 +202,7 @@ def compare(
         n_concurrent=concurrency(n_concurrent, model),
         suite_hints=data.hints,
         unsafe=unsafe,
+        images=images_here(sandbox),
     )
     run_dir = runs_dir / run_id
     _, runs = plan_comparison(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated
 
 import typer
@@ -18,9 +19,9 @@ from hillclimber.cli.options import (
     report_invalid,
     split,
 )
+from hillclimber.image import Placement, find_engine, place
 from hillclimber.loaders import select_tasks
-from hillclimber.setup.plan import check_task, solution_needs
-from hillclimber.verify.verifier import verifier_needs
+from hillclimber.setup.plan import solution_needs
 
 
 @tasks_app.command("list")
@@ -70,33 +71,61 @@ def tasks_check(
     dataset: DatasetOpt = None,
     tasks: TasksOpt = None,
     exclude: ExcludeOpt = None,
+    build: Annotated[
+        bool,
+        typer.Option(help="Build (or find built) the image of each task that needs one."),
+    ] = False,
 ) -> None:
-    """Say which tasks can run on this machine, and why the others cannot."""
+    """Say where each task can run here (bwrap, its image, or not), and why not."""
     data = load(suite, dataset)
     invalid = report_invalid(data)
     chosen = select_tasks(data.tasks, split(tasks), split(exclude))
+    engine = find_engine()
     table = Table(
         "task",
-        "runs here",
-        "why not",
+        "runs in",
+        "why not / why an image",
         "reference solution needs",
-        title=f"{data.name}: what can run here",
+        title=f"{data.name}: where each task can run here",
     )
-    runnable = 0
+    counts: Counter[str] = Counter()
     for task in chosen:
-        reasons = check_task(task) + verifier_needs(task)
-        runnable += not reasons
+        placed = place(task, engine, build=build)
+        counts[placed.where] += 1
         table.add_row(
             task.id,
-            "[green]yes[/]" if not reasons else "[yellow]no[/]",
-            escape("; ".join(reasons)),
-            escape("; ".join(solution_needs(task))),
+            _WHERE[placed.where] + _built(placed),
+            escape(_reasons(placed)),
+            escape("; ".join(solution_needs(task)) if placed.where == "bwrap" else ""),
         )
     console.print(table)
+    runnable = counts["bwrap"] + counts["image"]
     console.print(
-        f"{runnable}/{len(chosen)} tasks can run here"
+        f"{runnable}/{len(chosen)} tasks can run here ({counts['bwrap']} in bwrap, "
+        f"{counts['image']} in their image{'' if build else ', not built yet'})"
         + (f"; {len(invalid)} could not be read" if invalid else ""),
         highlight=False,
     )
+    if isinstance(engine, str) and counts["no"]:
+        console.print(f"no task image can be built here: {engine}", highlight=False)
     if invalid:
         raise typer.Exit(2)
+
+
+_WHERE = {"bwrap": "[green]bwrap[/]", "image": "[green]image[/]", "no": "[yellow]no[/]"}
+
+
+def _built(placed: Placement) -> str:
+    image = placed.image
+    if image is None:
+        return ""
+    return " (cached)" if image.cached else f" (built in {image.build_sec:.0f} s)"
+
+
+def _reasons(placed: Placement) -> str:
+    """A line per reason; a failed build's output cut to its first and last lines."""
+    lines: list[str] = []
+    for reason in placed.reasons:
+        parts = reason.splitlines()
+        lines.append(parts[0] + (f" … {parts[-1]}" if len(parts) > 1 else ""))
+    return "; ".join(lines)

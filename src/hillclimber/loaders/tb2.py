@@ -67,6 +67,7 @@ class _Agent(Lenient):
 class _Env(Lenient):
     build_timeout_sec: Seconds | None = None
     docker_image: str | None = None
+    gpus: int | None = None
     allow_internet: StrictBool | None = None
     """Harbor's older spelling; `network_mode` replaces it."""
     network_mode: NetworkMode | None = None
@@ -125,6 +126,7 @@ def load_tb2_task(folder: Path) -> Task:
             context=dockerfile.parent if dockerfile else None,
             network=config.network,
             image=config.environment.docker_image,
+            gpus=config.environment.gpus or 0,
         ),
         verification=Verification(kind=VerificationKind.TB2, script=script, tests_dir=tests),
         solution=optional_file(folder / "solution" / "solve.sh"),

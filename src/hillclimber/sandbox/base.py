@@ -9,6 +9,7 @@ container, a remote machine) is one class away.
 
 from __future__ import annotations
 
+import os
 import posixpath
 import shutil
 from collections.abc import Callable, Iterator, Mapping
@@ -32,6 +33,8 @@ class SandboxKind(StrEnum):
     BWRAP = "bwrap"
     NAMESPACE = "namespace"
     LOCAL = "local"
+    CONTAINER = "container"
+    """The task's image, built by a container engine, with a writable layer per trial."""
     HARBOR = "harbor"
     """A Harbor environment the harness was handed (`hillclimber.harbor`)."""
 
@@ -59,6 +62,12 @@ class Layout:
     """A host folder the back end may use for its own housekeeping (mount points)."""
     limits: ResourceLimits = field(default_factory=ResourceLimits)
     """What each command may use (memory, processes, file size, output, the folders' size)."""
+    workdir: str = APP
+    """Where commands start when they are started at /app and the sandbox has none (an image
+    whose WORKDIR is elsewhere)."""
+    grows: tuple[Path, ...] = ()
+    """Where commands' writes land, for the folders' size limit, when that is not simply the
+    writable mounts (a container's writable layer)."""
 
     @property
     def workspace(self) -> Path:
@@ -79,8 +88,18 @@ class Layout:
         return replace(self, env={**self.env, **env})
 
     def resolve(self, path: str, cwd: str = APP) -> tuple[Mount, Path]:
-        """Map a sandbox path to (mount, host path). Refuses paths outside every mount."""
+        """Map a sandbox path to (mount, host path), following symlinks as the sandbox sees
+        them (an absolute link leads from the sandbox's root, not the host's). Refuses paths
+        outside every mount, and links that lead out of them."""
         full = posixpath.normpath(posixpath.join(cwd, path))
+        placed = self._place(self._follow(full, path))
+        if placed is None:
+            raise OutsideSandbox(f"{path} is outside the sandbox's folders")
+        return placed
+
+    def _place(self, full: str) -> tuple[Mount, Path] | None:
+        """The mount a normalized sandbox path lies in, and its host path (links not
+        followed)."""
         best: Mount | None = None
         for mount in self.mounts:
             if (full == mount.target or full.startswith(mount.target.rstrip("/") + "/")) and (
@@ -88,14 +107,34 @@ class Layout:
             ):
                 best = mount
         if best is None:
-            raise OutsideSandbox(f"{path} is outside the sandbox's folders")
+            return None
         rel = posixpath.relpath(full, best.target)
-        host = (best.host / rel).resolve() if rel != "." else best.host.resolve()
-        root = best.host.resolve()
-        if host != root and root not in host.parents:
-            # a symlink inside the workspace that points out of it
-            raise OutsideSandbox(f"{path} leads outside {best.target}")
-        return best, host
+        return best, (best.host / rel if rel != "." else best.host)
+
+    def _follow(self, full: str, asked: str) -> str:
+        """`full` with every symlink along it followed inside the sandbox's view."""
+        parts = [p for p in full.split("/") if p]
+        done = "/"
+        hops = 0
+        while parts:
+            candidate = posixpath.join(done, parts.pop(0))
+            placed = self._place(candidate)
+            if placed is None or not placed[1].is_symlink():
+                done = candidate
+                continue
+            hops += 1
+            if hops > MAX_LINKS:
+                raise OutsideSandbox(f"{asked}: too many levels of symbolic links")
+            target = os.readlink(placed[1])
+            rest = posixpath.join(target, *parts) if parts else target
+            resolved = posixpath.normpath(posixpath.join(done, rest))
+            parts = [p for p in resolved.split("/") if p]
+            done = "/"
+        return done
+
+
+MAX_LINKS = 40
+"""Links followed in one path before giving up, as the kernel does."""
 
 
 @dataclass(frozen=True)

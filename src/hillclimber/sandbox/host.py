@@ -60,11 +60,15 @@ class HostSandbox:
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> CommandResult:
-        argv = self.argv(command, cwd, base_env(self.layout, env))
+        argv = self.argv(command, cwd, self.environment(env))
         # the back end's own process gets no more than a PATH: bwrap stays the sandbox's pid 1,
         # and its environment (the runner's, with any API keys) is readable at /proc/1/environ
         clean = {"PATH": STANDARD_PATH}
         return self.execute(command, argv, timeout=timeout, output_cap=output_cap, env=clean)
+
+    def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """What a command's environment holds."""
+        return base_env(self.layout, extra)
 
     def execute(
         self,
@@ -99,7 +103,7 @@ class HostSandbox:
         limit = self.layout.limits.workspace_mb
         if limit is None:
             return None
-        folders = [m.host for m in self.layout.mounts if not m.readonly]
+        folders = list(self.layout.grows) or [m.host for m in self.layout.mounts if not m.readonly]
         start: float | None = None
 
         def over() -> str | None:

@@ -18,8 +18,8 @@ from pydantic import BaseModel
 
 from hillclimber.errors import VerifierError
 from hillclimber.process import run_process
-from hillclimber.sandbox import CommandResult, Mount, Sandbox
-from hillclimber.sandbox.base import STANDARD_PATH, find_bash
+from hillclimber.sandbox import CommandResult, Mount, Sandbox, SandboxKind
+from hillclimber.sandbox.base import APP, STANDARD_PATH, find_bash
 from hillclimber.setup.presence import apt_present
 from hillclimber.task import Task, VerificationKind
 from hillclimber.verify import venv as verifier_env
@@ -56,13 +56,14 @@ def script_for(task: Task) -> TestScript:
     return translate(verification.script.read_text(errors="replace"), verification.tests_dir)
 
 
-def verifier_needs(task: Task) -> list[str]:
-    """Why this task's tests cannot run here (empty when they can)."""
+def verifier_needs(task: Task, *, in_image: bool = False) -> list[str]:
+    """Why this task's tests cannot run here (empty when they can). In the task's image the
+    system packages the script installs are the image's affair, not this machine's."""
     if task.verification.kind not in (VerificationKind.TB2, VerificationKind.TB1):
         return []
     script = script_for(task)
     needs = list(script.needs)
-    missing = [p for p in script.apt_packages if not apt_present(p)]
+    missing = [] if in_image else [p for p in script.apt_packages if not apt_present(p)]
     if missing:
         needs.append("tests need: " + ", ".join(missing))
     if not script.runs_pytest:
@@ -74,9 +75,14 @@ REWARD_DIR = "/logs/verifier"
 
 
 def verify(
-    task: Task, sandbox: Sandbox, work_dir: Path, timeout: float | None = None
+    task: Task,
+    sandbox: Sandbox,
+    work_dir: Path,
+    timeout: float | None = None,
+    cwd: str = APP,
 ) -> Evaluation:
-    """Verify the workspace behind `sandbox`.
+    """Verify the workspace behind `sandbox`, with the tests started in `cwd` (the task's
+    working folder, as Harbor starts them).
 
     `work_dir` holds this verification's files: `logs/` (seen at /logs; the verifier's output,
     reward and reports land in `logs/verifier/`) and `tests/` (the fresh copy seen at /tests).
@@ -85,19 +91,21 @@ def verify(
     kind = task.verification.kind
     start = time.monotonic()
     if kind in (VerificationKind.TB2, VerificationKind.TB1):
-        evaluation = _verify_pytest_script(task, sandbox, work_dir, timeout)
+        evaluation = _verify_pytest_script(task, sandbox, work_dir, timeout, cwd)
     elif kind is VerificationKind.NONE:
         raise VerifierError(f"task {task.id} has no verifier")
     else:
-        evaluation = _verify_inline(task, sandbox, work_dir, timeout)
+        evaluation = _verify_inline(task, sandbox, work_dir, timeout, cwd)
     evaluation.duration_sec = time.monotonic() - start
     return evaluation
 
 
-def _verify_inline(task: Task, sandbox: Sandbox, work_dir: Path, timeout: float) -> Evaluation:
+def _verify_inline(
+    task: Task, sandbox: Sandbox, work_dir: Path, timeout: float, cwd: str
+) -> Evaluation:
     verification = task.verification
     command = verification.command or ""
-    result = sandbox.run(command, timeout=timeout)
+    result = sandbox.run(command, timeout=timeout, cwd=cwd)
     out = _fresh_verifier_dir(work_dir)
     (out / "output.txt").write_text(result.output)
     if verification.kind is VerificationKind.OUTPUT:
@@ -127,7 +135,7 @@ def _fresh_verifier_dir(work_dir: Path) -> Path:
 
 
 def _verify_pytest_script(
-    task: Task, sandbox: Sandbox, work_dir: Path, timeout: float
+    task: Task, sandbox: Sandbox, work_dir: Path, timeout: float, cwd: str
 ) -> Evaluation:
     verification = task.verification
     assert verification.tests_dir is not None
@@ -138,9 +146,9 @@ def _verify_pytest_script(
     env_path = verifier_env.ensure_env(script.packages)
     checker = _checker_with_fresh_tests(sandbox, work_dir, verification.tests_dir, env_path)
     out = work_dir / "logs" / "verifier"
-    env = {**script_env(), "TEST_DIR": "/tests"}
+    env = {**_script_env_in(checker), "TEST_DIR": "/tests"}
     (out / "hillclimber-test.sh").write_text(script.text)
-    result = checker.run(script.text, timeout=timeout, env=env, output_cap=4 << 20)
+    result = checker.run(script.text, timeout=timeout, cwd=cwd, env=env, output_cap=4 << 20)
     (out / "output.txt").write_text(result.output)
     return _judge_pytest_run(task, script, checker, result, timeout)
 
@@ -172,6 +180,23 @@ def script_env() -> dict[str, str]:
         "PATH": f"{verifier_env.MOUNT_TARGET}/bin:{STANDARD_PATH}",
         verifier_env.USER_SITE_VAR: verifier_env.user_site(),
     }
+
+
+def _script_env_in(checker: Sandbox) -> dict[str, str]:
+    """`script_env`, and in a task's image: the image's PATH first, and the image's own Python
+    where it has pytest (its tests import what its Dockerfile installed)."""
+    env = script_env()
+    if checker.kind is SandboxKind.CONTAINER:
+        image_path = checker.layout.env.get("PATH", STANDARD_PATH)
+        env["PATH"] = f"{image_path}:{verifier_env.MOUNT_TARGET}/bin"
+        probe = checker.run(_PYTEST_PROBE, timeout=60)
+        if probe.ok:
+            env[PYTHON_VAR] = "python3"
+    return env
+
+
+_PYTEST_PROBE = "python3 -c 'import sys, pytest; sys.exit(sys.version_info < (3, 11))'"
+"""Whether the image's python3 has pytest and reads `-P` (3.11+), as the translated call needs."""
 
 
 def _checker_with_fresh_tests(

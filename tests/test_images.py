@@ -1,0 +1,202 @@
+"""Task images built by podman from real Dockerfiles, and trials run in them.
+
+Marked `images`: they need root and podman (`bash scripts/install.sh` installs it); skipped on a
+machine without them, never in CI, which has the same kind of machine as ours.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hillclimber import __version__
+from hillclimber.errors import SetupError
+from hillclimber.image import build_image, find_engine, image_sandbox, place
+from hillclimber.loaders import load_dataset
+from hillclimber.results import ExitReason, RunConfig, read_trial
+from hillclimber.runner import Run
+from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.task import Task
+
+from conftest import IN_CI
+
+pytestmark = [pytest.mark.images, pytest.mark.slow]
+
+UNPULLABLE = "registry.invalid/hillclimber/none:1"
+"""An image no registry serves: the local base stands in for it."""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def podman() -> None:
+    found = find_engine()
+    if isinstance(found, str):
+        if IN_CI:
+            pytest.fail(f"task images must build in CI: {found}")
+        pytest.skip(found)
+
+
+def write_task(root: Path, name: str, dockerfile: str, solution: str, test: str) -> Path:
+    """A Terminal-Bench 2 task folder: its Dockerfile, context file, solution and one test."""
+    task = root / name
+    (task / "environment").mkdir(parents=True)
+    (task / "environment" / "Dockerfile").write_text(textwrap.dedent(dockerfile).lstrip())
+    (task / "environment" / "input.txt").write_text("3\n4\n5\n")
+    (task / "instruction.md").write_text("Sum the numbers of /data/input.txt.\n")
+    (task / "task.toml").write_text('version = "1.0"\n[agent]\ntimeout_sec = 60.0\n')
+    (task / "solution").mkdir()
+    (task / "solution" / "solve.sh").write_text(f"#!/bin/bash\n{solution}\n")
+    (task / "tests").mkdir()
+    (task / "tests" / "test.sh").write_text(
+        "#!/bin/bash\npytest /tests/test_outputs.py -rA\n"
+        "if [ $? -eq 0 ]; then echo 1 > /logs/verifier/reward.txt; "
+        "else echo 0 > /logs/verifier/reward.txt; fi\n"
+    )
+    (task / "tests" / "test_outputs.py").write_text(textwrap.dedent(test).lstrip())
+    return task
+
+
+OUTSIDE_APP = f"""
+    FROM {UNPULLABLE}
+    RUN mkdir -p /data /opt/tools && printf '#!/bin/sh\\necho tool-ok\\n' > /opt/tools/tool \\
+        && chmod 755 /opt/tools/tool && ln -s /data/input.txt /opt/tools/input-link
+    COPY input.txt /data/input.txt
+    ENV PATH=/opt/tools:$PATH GREETING=hello
+    WORKDIR /workspace
+"""
+SUM_TEST = """
+    from pathlib import Path
+
+    def test_sum():
+        assert Path("/workspace/sum.txt").read_text().strip() == "12"
+"""
+
+
+@pytest.fixture(scope="module")
+def outside_app(tmp_path_factory: pytest.TempPathFactory) -> Task:
+    root = tmp_path_factory.mktemp("tasks")
+    folder = write_task(
+        root,
+        "sum-outside-app",
+        OUTSIDE_APP,
+        "awk '{s+=$1} END {print s}' /data/input.txt > sum.txt",
+        SUM_TEST,
+    )
+    return load_dataset(folder).tasks[0]
+
+
+def test_an_image_is_built_from_the_dockerfile_then_found_in_the_cache(outside_app: Task) -> None:
+    engine = find_engine()
+    assert not isinstance(engine, str)
+    first = build_image(outside_app, engine)
+    again = build_image(outside_app, engine)
+    assert again.cached and again.tag == first.tag
+    assert list(first.substituted) == [UNPULLABLE]
+    assert "instead of " + UNPULLABLE in first.note()
+    assert first.config.workdir == "/workspace"
+    assert first.config.env["GREETING"] == "hello"
+    assert first.config.env["PATH"].startswith("/opt/tools:")
+
+
+def test_a_trial_sees_the_image_as_its_dockerfile_made_it(
+    outside_app: Task, tmp_path: Path
+) -> None:
+    with image_sandbox(outside_app, tmp_path) as (sandbox, image):
+        command = "pwd; tool; echo $GREETING; cat /data/input.txt"
+        result = sandbox.run(command, timeout=30, cwd=image.config.workdir)
+        assert result.ok, result.output
+        assert result.stdout.split() == ["/workspace", "tool-ok", "hello", "3", "4", "5"]
+        # an absolute link in the image leads inside the image, not to the host's /data
+        assert sandbox.read_file("/opt/tools/input-link") == b"3\n4\n5\n"
+        devices = sandbox.run("cat /proc/net/dev", timeout=30).stdout.splitlines()[2:]
+        assert [line.split(":")[0].strip() for line in devices] == ["lo"]
+        sandbox.write_file("/etc/written-by-trial", b"x")
+        assert sandbox.run("cat /etc/written-by-trial", timeout=30).stdout == "x"
+        layer_root = tmp_path / "container" / "root"
+        assert subprocess.run(["mountpoint", "-q", str(layer_root)], check=False).returncode == 0
+    # the layer is gone, the working folder kept, the image untouched
+    assert not (tmp_path / "container" / "root").exists()
+    assert (tmp_path / "workspace").is_dir()
+    with image_sandbox(outside_app, tmp_path / "second") as (sandbox, _):
+        assert not sandbox.exists("/etc/written-by-trial")
+
+
+def test_a_command_over_the_memory_limit_is_ended_in_the_image(
+    outside_app: Task, tmp_path: Path
+) -> None:
+    with image_sandbox(outside_app, tmp_path) as (sandbox, _):
+        result = sandbox.run("python3 -c \"b = b'x' * (30 << 30)\"", timeout=60)
+        assert not result.ok
+        assert result.limit is not None and "memory" in result.limit
+
+
+def run_config(tasks: list[Task], agent: str, **extra: object) -> RunConfig:
+    kind, _ = pick_sandbox_kind()
+    values: dict[str, object] = {
+        "run_id": "t",
+        "source": "test",
+        "task_ids": [t.id for t in tasks],
+        "agent": agent,
+        "sandbox": kind.value,
+        "images": True,
+        "n_attempts": 1,
+        "n_concurrent": 1,
+        "hillclimber_version": __version__,
+    }
+    values.update(extra)
+    return RunConfig.model_validate(values)
+
+
+@pytest.mark.parametrize(("agent", "passed"), [("oracle", True), ("nop", False)])
+def test_a_task_writing_outside_app_runs_in_its_image_and_is_verified_there(
+    outside_app: Task, tmp_path: Path, agent: str, passed: bool
+) -> None:
+    Run(run_config([outside_app], agent), [outside_app], tmp_path / "run").execute()
+    trial = read_trial(tmp_path / "run" / "sum-outside-app.1" / "result.json")
+    assert trial is not None
+    assert trial.sandbox == SandboxKind.CONTAINER
+    assert trial.passed is passed
+    assert trial.exit_reason is (ExitReason.PASSED if passed else ExitReason.FAILED)
+    assert trial.image is not None and UNPULLABLE in trial.image.substituted
+    assert trial.evaluation is not None and trial.evaluation.tests_total == 1
+    if passed:
+        kept = tmp_path / "run" / "sum-outside-app.1" / "workspace" / "sum.txt"
+        assert kept.read_text().strip() == "12"
+
+
+def test_a_failing_build_step_is_a_setup_error_naming_its_line(tmp_path: Path) -> None:
+    dockerfile = f"""
+        FROM {UNPULLABLE}
+        RUN echo preparing
+        RUN echo 'no such package' >&2 && exit 3
+        WORKDIR /workspace
+    """
+    folder = write_task(tmp_path, "broken-build", dockerfile, "true", SUM_TEST)
+    task = load_dataset(folder).tasks[0]
+    engine = find_engine()
+    assert not isinstance(engine, str)
+    with pytest.raises(SetupError) as raised:
+        build_image(task, engine)
+    message = str(raised.value)
+    assert f"{folder / 'environment' / 'Dockerfile'}:3:" in message
+    assert "no such package" in message
+    Run(run_config([task], "oracle"), [task], tmp_path / "run").execute()
+    trial = read_trial(tmp_path / "run" / "broken-build.1" / "result.json")
+    assert trial is not None
+    assert trial.exit_reason is ExitReason.SETUP_ERROR
+    assert "Dockerfile:3:" in trial.message
+    placed = place(task, engine, build=True)
+    assert placed.where == "no" and "Dockerfile:3:" in placed.reasons[0]
+
+
+def test_a_task_that_needs_nothing_built_stays_in_bwrap(tmp_path: Path) -> None:
+    dockerfile = f"""
+        FROM {UNPULLABLE}
+        WORKDIR /app
+        COPY input.txt /app/input.txt
+    """
+    folder = write_task(tmp_path, "plain", dockerfile, "true", SUM_TEST)
+    task = load_dataset(folder).tasks[0]
+    assert place(task, find_engine()).where == "bwrap"
