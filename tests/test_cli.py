@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from hillclimber.image import find_engine
 from hillclimber.sandbox import SandboxKind
 
 from conftest import FIXTURES, require_sandbox
@@ -158,9 +159,17 @@ def test_tasks_check_says_why_a_task_cannot_run(tmp_path: Path) -> None:
     shutil.copytree(FIXTURES / "tb2" / "fx-hello", tmp_path / "ds" / "fine")
     checked = hc("tasks", "check", "--dataset", str(tmp_path / "ds"))
     assert checked.returncode == 0
-    assert "1/2 tasks can run here" in checked.stdout
     assert "hc-fake-primer3" in checked.stdout and "hc-fake-package" in checked.stdout
     assert "git" not in checked.stdout.split("hc-fake-primer3")[1].split("\n")[0]
+    if isinstance(find_engine(), str):  # no engine: the packages are why it cannot run
+        assert "1/2 tasks can run here" in checked.stdout
+        return
+    # with an engine the task goes to its image; building it says which step fails
+    assert "2/2 tasks can run here (1 in bwrap, 1 in their image, not built yet)" in checked.stdout
+    built = hc("tasks", "check", "--dataset", str(tmp_path / "ds"), "--build")
+    assert built.returncode == 0
+    assert "1/2 tasks can run here (1 in bwrap, 0 in their image)" in built.stdout
+    assert "Dockerfile:3:" in built.stdout and "hc-fake-primer3" in built.stdout
 
 
 def test_unknown_suite_agent_and_task_pattern_are_clear_errors() -> None:

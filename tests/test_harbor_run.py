@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from hillclimber.image import find_engine
+
 from conftest import FIXTURES
 from golden import DONE, WRITE_BAD, WRITE_OK
 from harbor_venv import harbor_errors, require_harbor
@@ -83,12 +85,29 @@ def test_a_task_this_machine_cannot_lay_out_fails_alone(tmp_path: Path) -> None:
     dockerfile.write_text(
         dockerfile.read_text() + "\nRUN apt-get update && apt-get install -y primer3\n"
     )
-    ran = harbor_run(tmp_path / "jobs", "-a", "oracle", tasks=tasks)
+    ran = harbor_run(tmp_path / "jobs", "-a", "oracle", "--ek", "sandbox=bwrap", tasks=tasks)
     assert ran.returncode == 0, ran.stderr[-2000:]
     found = trials(tmp_path / "jobs")
     assert reward(found["fx-hello"]) == 1.0
     failed = found["needs-apt"]["exception_info"]
     assert failed["exception_type"] == "Unsupported" and "primer3" in failed["exception_message"]
+
+
+@pytest.mark.images
+def test_a_task_that_needs_its_image_runs_in_it_under_harbor(tmp_path: Path) -> None:
+    """No registry serves the image and Docker is not here: our build stands in for both."""
+    if isinstance(find_engine(), str):
+        pytest.skip(str(find_engine()))
+    tasks = tmp_path / "tasks"
+    shutil.copytree(TB2 / "fx-hello", tasks / "outside-app")
+    dockerfile = tasks / "outside-app" / "environment" / "Dockerfile"
+    dockerfile.write_text(
+        dockerfile.read_text() + "\nRUN mkdir -p /opt/tool && echo ok > /opt/tool/x\n"
+    )
+    ran = harbor_run(tmp_path / "jobs", "-a", "oracle", tasks=tasks)
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    found = trials(tmp_path / "jobs")
+    assert reward(found["outside-app"]) == 1.0, found["outside-app"].get("exception_info")
 
 
 def test_our_agent_runs_in_harbor_and_its_trajectory_is_valid(tmp_path: Path) -> None:

@@ -9,11 +9,17 @@ in bwrap (or the namespace sandbox) with no network; Harbor's log folders are bo
 trial folder (`mounted`), so Harbor reads them where they are. When Harbor uploads the tests,
 `tests/test.sh` is replaced by its offline reading (our verifier's: no apt-get curl, no uv
 installer, pytest from a cached environment), and the cached environment is bound in.
+
+A task whose Dockerfile cannot be followed without an engine (it installs packages, writes
+outside /app, …) runs in its image where podman works here, built from its Dockerfile as
+`hillclimber bench` builds it (a local base standing in for an image no registry serves), with
+a writable layer of the trial's own: Harbor runs a task whose image it cannot pull.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import posixpath
 import shutil
 from pathlib import Path
@@ -23,6 +29,7 @@ from harbor.environments.base import BaseEnvironment, ExecResult
 from harbor.environments.capabilities import EnvironmentCapabilities
 
 from hillclimber.errors import HillclimberError, Unsupported
+from hillclimber.image import find_engine, image_needs, image_sandbox, needs_image
 from hillclimber.loaders.dataset import load_task
 from hillclimber.sandbox import (
     Mount,
@@ -38,23 +45,24 @@ from hillclimber.setup.plan import plan_environment
 from hillclimber.task import Task
 from hillclimber.verify import venv as verifier_env
 from hillclimber.verify.testscript import translate
-from hillclimber.verify.verifier import script_env, verifier_needs
+from hillclimber.verify.verifier import script_env_in, verifier_needs
 
 TESTS, SOLUTION = "/tests", "/solution"
-ISOLATING = (SandboxKind.BWRAP, SandboxKind.NAMESPACE)
+ISOLATING = (SandboxKind.BWRAP, SandboxKind.NAMESPACE, SandboxKind.CONTAINER)
 _NO_LIMIT_SEC = 24 * 3600
 """A command Harbor gives no time limit (its verifier: Harbor times the whole phase)."""
 
 
 class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
-    """Environment kwargs (`--ek KEY=VALUE`): `sandbox` (bwrap, namespace; the best that
-    works here when not given)."""
+    """Environment kwargs (`--ek KEY=VALUE`): `sandbox` (bwrap, namespace, container; when not
+    given: the task's image where it needs one and podman works, else the best that works)."""
 
     def __init__(self, *args: Any, sandbox: str | None = None, **kwargs: Any) -> None:
         self._requested = SandboxKind(sandbox) if sandbox else None
         if self._requested is not None and self._requested not in ISOLATING:
-            raise HillclimberError(f"--ek sandbox={sandbox}: use bwrap or namespace")
+            raise HillclimberError(f"--ek sandbox={sandbox}: use bwrap, namespace or container")
         self._sandbox: Sandbox | None = None
+        self._held = contextlib.ExitStack()
         self._workdir = "/app"
         self._verifier_env: dict[str, str] = {}
         super().__init__(*args, **kwargs)
@@ -92,6 +100,12 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
         self._sandbox, self._workdir = await asyncio.to_thread(self._lay_out, task)
 
     def _lay_out(self, task: Task) -> tuple[Sandbox, str]:
+        engine = find_engine()
+        in_image = self._requested is SandboxKind.CONTAINER or (
+            self._requested is None and needs_image(task) and not isinstance(engine, str)
+        )
+        if in_image:
+            return self._in_image(task)
         plan = plan_environment(task)
         needs = plan.needs + verifier_needs(task)
         if needs:
@@ -99,16 +113,29 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
         kind = pick_sandbox_kind(self._requested)[0]
         if kind not in ISOLATING:
             raise HillclimberError("no isolating sandbox works here (bwrap or namespace)")
+        layout = trial_layout(self._root, network=task.environment.network)
+        sandbox = create_sandbox(kind, layout.with_mounts(*self._harbor_mounts()))
+        report = build_workspace(plan, sandbox, timeout=task.limits.setup_timeout_sec)
+        return sandbox.with_layout(sandbox.layout.with_env(report.env)), report.workdir
+
+    def _in_image(self, task: Task) -> tuple[Sandbox, str]:
+        """The task's image with a layer of this trial's own, held until `stop`."""
+        needs = image_needs(task) + verifier_needs(task, in_image=True)
+        if needs:
+            raise Unsupported(needs)
+        sandbox, image = self._held.enter_context(image_sandbox(task, self._root))
+        layout = sandbox.layout.with_mounts(*self._harbor_mounts())
+        return sandbox.with_layout(layout), image.config.workdir
+
+    def _harbor_mounts(self) -> list[Mount]:
+        """/tests, /solution and Harbor's log folders, from folders of the trial's own."""
         root = self._root
-        layout = trial_layout(root, network=task.environment.network)
         scratch = {TESTS: root / "tests", SOLUTION: root / "solution"}
         mounts = [Mount(target, host) for target, host in scratch.items()]
         mounts += [Mount(target, host) for target, host in self._log_folders().items()]
         for mount in mounts:
             mount.host.mkdir(parents=True, exist_ok=True)
-        sandbox = create_sandbox(kind, layout.with_mounts(*mounts))
-        report = build_workspace(plan, sandbox, timeout=task.limits.setup_timeout_sec)
-        return sandbox.with_layout(sandbox.layout.with_env(report.env)), report.workdir
+        return mounts
 
     def _log_folders(self) -> dict[str, Path]:
         """Harbor's log folders at their sandbox paths: the host folders its `mounts` name,
@@ -129,6 +156,7 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
         """Forget the sandbox; with `delete` (Harbor's default) its folders go too (the
         workspace is kept with `harbor run --no-delete`)."""
         self._sandbox = None
+        await asyncio.to_thread(self._held.close)
         if delete:
             await asyncio.to_thread(shutil.rmtree, self._root, True)
 
@@ -175,12 +203,13 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
         translated = translate(text)
         if translated.needs:
             raise Unsupported(translated.needs)
-        env_path = verifier_env.ensure_env(translated.packages)
+        in_image = self.sandbox.kind is SandboxKind.CONTAINER
+        env_path = verifier_env.ensure_env(translated.packages, standalone=in_image)
         layout = self.sandbox.layout.with_mounts(
             Mount(verifier_env.MOUNT_TARGET, env_path, readonly=True)
         )
         self._sandbox = self.sandbox.with_layout(layout)
-        self._verifier_env = script_env()
+        self._verifier_env = script_env_in(self.sandbox)
         self.sandbox.write_file(script, translated.text.encode(), mode=0o755)
 
     async def download_file(self, source_path: str, target_path: Path | str) -> None:

@@ -57,17 +57,27 @@ def base_python() -> str:
     return sys.executable
 
 
-def env_dir(packages: Iterable[str]) -> Path:
+def env_dir(packages: Iterable[str], standalone: bool = False) -> Path:
     wanted = sorted(set(packages))
     # LAYOUT changes whenever the way environments are made changes: old ones are not reused
-    key = hashlib.sha256("\n".join([LAYOUT, base_python(), *wanted]).encode()).hexdigest()[:16]
+    parts = [LAYOUT, base_python(), *(["standalone"] if standalone else []), *wanted]
+    key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
     return paths.home() / "verifier-envs" / key
 
 
-def ensure_env(packages: Iterable[str], timeout: float = 900) -> Path:
-    """The environment for these packages, made on first use (safe across processes)."""
+SYSTEM_SITES = ("/usr/local/lib/python{v}/dist-packages", "/usr/lib/python3/dist-packages")
+"""Where a Debian image keeps its Python packages: a standalone environment looks there after
+its own."""
+
+
+def ensure_env(packages: Iterable[str], timeout: float = 900, standalone: bool = False) -> Path:
+    """The environment for these packages, made on first use (safe across processes).
+
+    `standalone`: for a task's image, whose system packages are not this machine's: every
+    dependency of the packages lives in the environment, and the image's own packages are
+    looked up after them (`SYSTEM_SITES`)."""
     wanted = sorted(set(packages))
-    target = env_dir(wanted)
+    target = env_dir(wanted, standalone)
     done = target / ".hillclimber-complete"
     if done.exists():
         return target
@@ -78,7 +88,13 @@ def ensure_env(packages: Iterable[str], timeout: float = 900) -> Path:
             return target
         shutil.rmtree(target, ignore_errors=True)
         steps = [
-            [base_python(), "-m", "venv", "--system-site-packages", str(target)],
+            [
+                base_python(),
+                "-m",
+                "venv",
+                *([] if standalone else ["--system-site-packages"]),
+                str(target),
+            ],
             [
                 str(target / "bin" / "python"),
                 "-m",
@@ -103,5 +119,9 @@ def ensure_env(packages: Iterable[str], timeout: float = 900) -> Path:
         (target / "packages.txt").write_text("\n".join(wanted) + "\n")
         for site in target.glob("lib/python*/site-packages"):
             (site / "hillclimber-user-site.pth").write_text(_USER_SITE_HOOK)
+            if standalone:
+                version = site.parent.name.removeprefix("python")
+                lines = [path.format(v=version) for path in SYSTEM_SITES]
+                (site / "hillclimber-system-sites.pth").write_text("\n".join(lines) + "\n")
         done.touch()
     return target

@@ -143,10 +143,11 @@ def _verify_pytest_script(
     if script.needs:
         raise VerifierError("cannot reproduce the test script here: " + "; ".join(script.needs))
     _check_syntax(script.text, verification.script)
-    env_path = verifier_env.ensure_env(script.packages)
+    in_image = sandbox.kind is SandboxKind.CONTAINER
+    env_path = verifier_env.ensure_env(script.packages, standalone=in_image)
     checker = _checker_with_fresh_tests(sandbox, work_dir, verification.tests_dir, env_path)
     out = work_dir / "logs" / "verifier"
-    env = {**_script_env_in(checker), "TEST_DIR": "/tests"}
+    env = {**script_env_in(checker), "TEST_DIR": "/tests"}
     (out / "hillclimber-test.sh").write_text(script.text)
     result = checker.run(script.text, timeout=timeout, cwd=cwd, env=env, output_cap=4 << 20)
     (out / "output.txt").write_text(result.output)
@@ -182,7 +183,7 @@ def script_env() -> dict[str, str]:
     }
 
 
-def _script_env_in(checker: Sandbox) -> dict[str, str]:
+def script_env_in(checker: Sandbox) -> dict[str, str]:
     """`script_env`, and in a task's image: the image's PATH first, and the image's own Python
     where it has pytest (its tests import what its Dockerfile installed)."""
     env = script_env()
