@@ -11,13 +11,14 @@ from __future__ import annotations
 import os
 import shutil
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from hillclimber.errors import SandboxUnavailable
 from hillclimber.sandbox.base import (
     STANDARD_PATH,
     Layout,
+    Mount,
     SandboxKind,
 )
 from hillclimber.sandbox.host import HostSandbox
@@ -43,29 +44,48 @@ class BwrapSandbox(HostSandbox):
         self.devices = _own_devices(layout)
 
     def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
-        args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
-        args += ["--cap-drop", "ALL"]
-        if self.layout.network:
-            args.append("--share-net")
+        args = self.opening()
         for entry in system_entries():
             if entry.symlink_to is not None:
                 args += ["--symlink", entry.symlink_to, f"/{entry.name}"]
             else:
                 args += ["--ro-bind", f"/{entry.name}", f"/{entry.name}"]
-        args += ["--dev", "/dev"]
-        for node in self.devices:
-            args += ["--dev-bind", str(node), f"/dev/{node.name}"]
-        args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+        args += self.kernel_folders()
         for path in HIDDEN:
             if Path(path).exists():
                 args += ["--ro-bind", "/dev/null", path]
-        for mount in sorted(self.layout.mounts, key=lambda m: m.target.count("/")):
-            flag = "--ro-bind" if mount.readonly else "--bind"
-            args += [flag, str(mount.host), mount.target]
+        return args + self.closing(self.layout.mounts, command, cwd, env)
+
+    def opening(self) -> list[str]:
+        """bwrap with every namespace of its own and no capabilities; the network shared only
+        when the task asks for it."""
+        args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
+        args += ["--cap-drop", "ALL"]
+        if self.layout.network:
+            args.append("--share-net")
+        return args
+
+    def kernel_folders(self) -> list[str]:
+        """/dev with the trial's own nodes, a /proc of its pid namespace, /proc/sys read-only."""
+        args = ["--dev", "/dev"]
+        for node in self.devices:
+            args += ["--dev-bind", str(node), f"/dev/{node.name}"]
+        return [*args, "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+
+    def closing(
+        self, mounts: Iterable[Mount], command: str, cwd: str, env: Mapping[str, str]
+    ) -> list[str]:
+        """The layout's folders (shallowest first), the working folder, the environment and
+        the command."""
+        args: list[str] = []
+        for mount in sorted(mounts, key=lambda m: m.target.count("/")):
+            args += ["--ro-bind" if mount.readonly else "--bind", str(mount.host), mount.target]
         args += ["--chdir", cwd, "--clearenv"]
         for key, value in env.items():
             args += ["--setenv", key, value]
-        return [*args, "--", "/bin/bash", "-c", command]
+        return [*args, "--", self.shell, "-c", command]
+
+    shell = "/bin/bash"
 
 
 def _own_devices(layout: Layout) -> list[Path]:

@@ -18,50 +18,33 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from hillclimber.errors import SandboxUnavailable, SetupError
-from hillclimber.sandbox.base import APP, STANDARD_PATH, Layout, SandboxKind
-from hillclimber.sandbox.bwrap import _own_devices
-from hillclimber.sandbox.host import HostSandbox
+from hillclimber.errors import SetupError
+from hillclimber.sandbox.base import APP, STANDARD_PATH, SandboxKind
+from hillclimber.sandbox.bwrap import BwrapSandbox
 
 ROOT = "/"
 HOST_NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts")
 """Given to a trial that may use the network: the image's own are the builder's."""
 
 
-class ContainerSandbox(HostSandbox):
-    kind = SandboxKind.CONTAINER
+class ContainerSandbox(BwrapSandbox):
+    """bwrap with the image's root as `/` instead of this machine's system folders."""
 
-    def __init__(self, layout: Layout) -> None:
-        super().__init__(layout)
-        binary = shutil.which("bwrap", path=STANDARD_PATH)
-        if binary is None:
-            raise SandboxUnavailable("bwrap is not installed (apt-get install bubblewrap)")
-        self.binary = binary
-        self.devices = _own_devices(layout)
+    kind = SandboxKind.CONTAINER
 
     def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
         root = self.layout.mount_for(ROOT)
-        args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
-        args += ["--cap-drop", "ALL", "--bind", str(root.host), ROOT]
+        args = [*self.opening(), "--bind", str(root.host), ROOT]
         if self.layout.network:
-            args.append("--share-net")
             for path in HOST_NETWORK_FILES:
                 if Path(path).is_file():
                     args += ["--ro-bind", path, path]
-        args += ["--dev", "/dev"]
-        for node in self.devices:
-            args += ["--dev-bind", str(node), f"/dev/{node.name}"]
-        args += ["--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys"]
+        args += self.kernel_folders()
         args += ["--ro-bind", "/sys", "/sys"]  # read-only, as a container engine gives it
-        others = [m for m in self.layout.mounts if m.target != ROOT]
-        for mount in sorted(others, key=lambda m: m.target.count("/")):
-            args += ["--ro-bind" if mount.readonly else "--bind", str(mount.host), mount.target]
         if cwd == APP and not self.exists(APP):  # the harness's default, an image without /app
             cwd = self.layout.workdir
-        args += ["--chdir", cwd, "--clearenv"]
-        for key, value in env.items():
-            args += ["--setenv", key, value]
-        return [*args, "--", self.shell, "-c", command]
+        others = [m for m in self.layout.mounts if m.target != ROOT]
+        return args + self.closing(others, command, cwd, env)
 
     def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The image's environment (its `ENV`, `PATH` included) over a terminal's basics; not
@@ -72,7 +55,7 @@ class ContainerSandbox(HostSandbox):
         return env
 
     @functools.cached_property
-    def shell(self) -> str:
+    def shell(self) -> str:  # type: ignore[override]
         """bash where the image has it (every other sandbox runs commands with bash), else sh."""
         return "/bin/bash" if self.exists("/bin/bash") else "/bin/sh"
 
