@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from hillclimber import __version__
 from hillclimber.errors import SandboxUnavailable
+from hillclimber.results import RunConfig
 from hillclimber.sandbox import (
     HOST_KINDS,
     Sandbox,
@@ -16,6 +18,7 @@ from hillclimber.sandbox import (
     pick_sandbox_kind,
     trial_layout,
 )
+from hillclimber.task import Task
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -54,6 +57,23 @@ def isolated_sandbox(root: Path) -> tuple[Sandbox, Path]:
         require_sandbox(SandboxKind.BWRAP)
     layout = trial_layout(root)
     return create_sandbox(kind, layout), layout.workspace
+
+
+def run_config(tasks: list[Task], agent: str = "oracle", **extra: object) -> RunConfig:
+    """A run's configuration for `tasks` in the best sandbox here (`extra` overrides)."""
+    kind, _ = pick_sandbox_kind()
+    values: dict[str, object] = {
+        "run_id": "t",
+        "source": "test",
+        "task_ids": [t.id for t in tasks],
+        "agent": agent,
+        "sandbox": kind.value,
+        "n_attempts": 1,
+        "n_concurrent": 2,
+        "hillclimber_version": __version__,
+    }
+    values.update(extra)
+    return RunConfig.model_validate(values)
 
 
 def hc(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,16 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber import __version__
 from hillclimber.errors import SetupError
 from hillclimber.image import build_image, find_engine, image_sandbox, place
 from hillclimber.loaders import load_dataset
-from hillclimber.results import ExitReason, RunConfig, read_trial
+from hillclimber.results import ExitReason, read_trial
 from hillclimber.runner import Run
-from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.sandbox import SandboxKind
 from hillclimber.task import Task
 
-from conftest import IN_CI
+from conftest import IN_CI, run_config
 
 pytestmark = [pytest.mark.images, pytest.mark.slow]
 
@@ -132,28 +131,15 @@ def test_a_command_over_the_memory_limit_is_ended_in_the_image(
         assert result.limit is not None and "memory" in result.limit
 
 
-def run_config(tasks: list[Task], agent: str, **extra: object) -> RunConfig:
-    kind, _ = pick_sandbox_kind()
-    values: dict[str, object] = {
-        "run_id": "t",
-        "source": "test",
-        "task_ids": [t.id for t in tasks],
-        "agent": agent,
-        "sandbox": kind.value,
-        "images": True,
-        "n_attempts": 1,
-        "n_concurrent": 1,
-        "hillclimber_version": __version__,
-    }
-    values.update(extra)
-    return RunConfig.model_validate(values)
-
-
 @pytest.mark.parametrize(("agent", "passed"), [("oracle", True), ("nop", False)])
 def test_a_task_writing_outside_app_runs_in_its_image_and_is_verified_there(
     outside_app: Task, tmp_path: Path, agent: str, passed: bool
 ) -> None:
-    Run(run_config([outside_app], agent), [outside_app], tmp_path / "run").execute()
+    Run(
+        run_config([outside_app], agent, images=True, n_concurrent=1),
+        [outside_app],
+        tmp_path / "run",
+    ).execute()
     trial = read_trial(tmp_path / "run" / "sum-outside-app.1" / "result.json")
     assert trial is not None
     assert trial.sandbox == SandboxKind.CONTAINER
@@ -182,7 +168,7 @@ def test_a_failing_build_step_is_a_setup_error_naming_its_line(tmp_path: Path) -
     message = str(raised.value)
     assert f"{folder / 'environment' / 'Dockerfile'}:3:" in message
     assert "no such package" in message
-    Run(run_config([task], "oracle"), [task], tmp_path / "run").execute()
+    Run(run_config([task], "oracle", images=True), [task], tmp_path / "run").execute()
     trial = read_trial(tmp_path / "run" / "broken-build.1" / "result.json")
     assert trial is not None
     assert trial.exit_reason is ExitReason.SETUP_ERROR

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber import __version__
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.loaders import load_dataset
-from hillclimber.results import RunConfig, pass_at_k, read_trial
+from hillclimber.results import pass_at_k, read_trial
 from hillclimber.runner import Run, RunEvents, TrialSpec
-from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
+from hillclimber.sandbox import SandboxKind
 from hillclimber.task import (
     Environment,
     Limits,
@@ -28,22 +27,7 @@ from hillclimber.task import (
 )
 
 from conftest import FIXTURES
-
-
-def config(tasks: list[Task], agent: str = "oracle", **extra: object) -> RunConfig:
-    kind, _ = pick_sandbox_kind()
-    values: dict[str, object] = {
-        "run_id": "t",
-        "source": "test",
-        "task_ids": [t.id for t in tasks],
-        "agent": agent,
-        "sandbox": kind.value,
-        "n_attempts": 1,
-        "n_concurrent": 2,
-        "hillclimber_version": __version__,
-    }
-    values.update(extra)
-    return RunConfig.model_validate(values)
+from conftest import run_config as config
 
 
 def inline_task(task_id: str, solution: str, check: str, **limits: float) -> Task:
