@@ -122,10 +122,12 @@ def _built(placed: Placement) -> str:
     return " (cached)" if image.cached else f" (built in {image.build_sec:.0f} s)"
 
 
-def _reasons(placed: Placement) -> str:
-    """A line per reason; a failed build's output cut to its first and last lines."""
+def _reasons(placed: Placement, most: int = 3) -> str:
+    """The first reasons (a failed build's output cut to its first and last lines), and how
+    many more there are."""
     lines: list[str] = []
-    for reason in placed.reasons:
+    for reason in placed.reasons[:most]:
         parts = reason.splitlines()
         lines.append(parts[0] + (f" … {parts[-1]}" if len(parts) > 1 else ""))
-    return "; ".join(lines)
+    more = len(placed.reasons) - most
+    return "; ".join(lines) + (f"; and {more} more" if more > 0 else "")

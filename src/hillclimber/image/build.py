@@ -183,8 +183,13 @@ def _build(
         problem = f"the image build ran out of time ({timeout:g} s)"
     else:
         problem = _failed_step(result.output, text, dockerfile)
-    tail = "\n".join(result.output.rstrip().splitlines()[-OUTPUT_TAIL_LINES:])
+    # the engine's own last line only repeats the step: the step's output ends the message
+    lines = [ln for ln in result.output.rstrip().splitlines() if not _ENGINE_ERROR.match(ln)]
+    tail = "\n".join(lines[-OUTPUT_TAIL_LINES:])
     raise SetupError(f"{problem}\n{tail}".rstrip())
+
+
+_ENGINE_ERROR = re.compile(r"^(Error: building at STEP|error building at STEP)")
 
 
 _STEP = re.compile(r"^STEP (\d+)/(\d+): (.*)$", re.MULTILINE)
@@ -197,12 +202,9 @@ def _failed_step(output: str, text: str, dockerfile: Path | None) -> str:
     if not steps:
         return f"{where}: the image build failed"
     number, _, instruction = steps[-1]
+    step = " ".join(instruction.split())[:200]
     line = _instruction_line(text, int(number))
-    return (
-        f"{where}:{line}: `{instruction.strip()[:200]}` failed"
-        if line
-        else (f"{where}: step {number} `{instruction.strip()[:200]}` failed")
-    )
+    return f"{where}:{line}: `{step}` failed" if line else f"{where}: step {number} `{step}` failed"
 
 
 def _instruction_line(text: str, number: int) -> int | None:
