@@ -97,6 +97,8 @@ def _system_step(step: Step) -> list[RenderableType]:
 def trial_view(run: RunData, trial: TrialResult) -> Group:
     title = f"{trial.trial} · {run.label} · {trial.exit_reason.value}"
     parts: list[RenderableType] = [Rule(title), Text(trial.message or "", style="dim")]
+    if trial.image is not None:  # which image the trial ran in, and what stood in for its base
+        parts.append(Text(trial.image.note, style="dim"))
     doc = run.trajectory(trial)
     if doc is None:
         logs = sorted((run.trial_dir(trial) / "logs" / "agent").glob("*.log"))
