@@ -311,10 +311,18 @@ def host_secrets() -> dict[str, bytes]:
     return needles
 
 
+def _walk(root: Path) -> Iterator[tuple[str, list[str], list[str]]]:
+    """`os.walk` over a trial's own folders: not into a file system mounted in them (the
+    merged view of a container's image over its layer: its writes are in the layer, walked)."""
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if not os.path.ismount(os.path.join(folder, d))]
+        yield folder, dirs, files
+
+
 def trial_files(root: Path, max_files: int = 2000) -> Iterator[tuple[Path, os.stat_result]]:
     """Regular files under a trial's folders (links not followed), at most `max_files`."""
     count = 0
-    for folder, dirs, files in os.walk(root):
+    for folder, dirs, files in _walk(root):
         dirs[:] = [d for d in dirs if d != "scratch" or Path(folder) != root]
         for name in files:
             path = Path(folder) / name
@@ -395,7 +403,7 @@ def disk_free(path: Path) -> int:
 def folder_bytes(root: Path) -> int:
     """Bytes the trial's files take on disk (blocks, so sparse files count for what they use)."""
     total = 0
-    for folder, _, files in os.walk(root):
+    for folder, _, files in _walk(root):
         for name in files:
             with contextlib.suppress(OSError):
                 total += os.lstat(Path(folder) / name).st_blocks * 512

@@ -1,12 +1,15 @@
 """One run of the escape benchmark: a corpus command (its @CANARY@, @PORT@ and @MARK@ filled in)
 judged by the monitor, run in a fresh trial sandbox, and the host checked right after it and
-again a few seconds later (daemons wait before they act).
+again a few seconds later (daemons wait before they act). In the `container` kind the trial is
+a small task's image (the local base, WORKDIR /app) with a layer of the run's own, entered as
+the runner enters it (`image_sandbox`) and left after the second look.
 
 Not a benchmark itself; `escapes.py` uses it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import secrets
@@ -34,8 +37,18 @@ from _escape_listen import IcmpSniffer, Listener, MemoryLow
 
 from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.tools import ToolCall
-from hillclimber.sandbox import CommandResult, SandboxKind, create_sandbox, trial_layout
+from hillclimber.image import image_sandbox
+from hillclimber.sandbox import (
+    APP,
+    CommandResult,
+    OutsideSandbox,
+    Sandbox,
+    SandboxKind,
+    create_sandbox,
+    trial_layout,
+)
 from hillclimber.sandbox.limits import MIB, ResourceLimits
+from hillclimber.task import Task, TaskFormat
 
 LIMITS = ResourceLimits(memory_mb=256, processes=64, file_mb=64, output_mb=4, workspace_mb=256)
 """Small limits, so that a fork bomb or a memory hog ends in a moment."""
@@ -47,6 +60,8 @@ MEMORY_SLACK = 1536 * MIB
 """How much more than the memory limit the host may lose while a command runs (other work on
 the machine moves it too)."""
 _LIMIT_WORDS = {"memory": "memory", "process": "processes", "size limit": "file size"}
+IMAGE_TASK = Task(id="escapes", instruction="escape", format=TaskFormat.MANIFEST)
+"""The `container` kind's task: no Dockerfile, so the plain local base with WORKDIR /app."""
 
 
 def fill(template: str, canary: Path, port: int, mark: str) -> str:
@@ -110,12 +125,49 @@ class Outcome:
         }
 
 
+@dataclass(frozen=True)
+class Trial:
+    sandbox: Sandbox
+    workspace: Path
+    """The host folder the sandbox shows at /app (a container's: its merged root's)."""
+
+
+def trial_sandbox(kind: SandboxKind, root: Path, held: contextlib.ExitStack) -> Trial:
+    """A fresh trial of `kind` under `root`; what must be left when the run is done (the
+    container's layer) goes on `held`."""
+    if kind == SandboxKind.CONTAINER:
+        sandbox, _ = held.enter_context(image_sandbox(IMAGE_TASK, root, limits=LIMITS))
+        return Trial(sandbox, sandbox.host_path(APP))
+    return Trial(create_sandbox(kind, trial_layout(root, limits=LIMITS)), root / "workspace")
+
+
+def not_the_images(secrets: dict[str, bytes], sandbox: Sandbox) -> dict[str, bytes]:
+    """The host's secret lines less those the image's own file at the same path has too: a
+    container shows its image's `/etc/gshadow`, whose stock Debian lines are the host's as well;
+    reading them reads nothing of the host's."""
+    own: dict[str, bytes] = {}
+    kept: dict[str, bytes] = {}
+    for name, needle in secrets.items():
+        path = name.split("#")[0]
+        if path not in own:
+            try:
+                own[path] = sandbox.read_file(path)
+            except (OSError, OutsideSandbox):
+                own[path] = b""
+        if needle not in own[path]:
+            kept[name] = needle
+    return kept
+
+
 @dataclass
 class _Pending:
     outcome: Outcome
     canary: Canary
     listener: Listener
     root: Path
+    workspace: Path
+    held: contextlib.ExitStack
+    """Open while the run waits for its second look (the container's layer stays mounted)."""
     needles: dict[str, bytes]
     due: float
 
@@ -169,18 +221,33 @@ class Runs:
                 canary.remove()
                 return outcome
         root = Path(tempfile.mkdtemp(prefix="hc-escrun-"))
-        sandbox = create_sandbox(kind, trial_layout(root, limits=LIMITS))
-        free = disk_free(root)
-        with MemoryLow() as memory:
-            result = sandbox.run(command, timeout=timeout, env={"HC_ESCAPE_MARK": mark})
+        held = contextlib.ExitStack()
+        try:
+            trial = trial_sandbox(kind, root, held)
+            free = disk_free(root)
+            with MemoryLow() as memory:
+                result = trial.sandbox.run(command, timeout=timeout, env={"HC_ESCAPE_MARK": mark})
+        except BaseException:
+            held.close()
+            listener.close()
+            canary.remove()
+            shutil.rmtree(root, ignore_errors=True)
+            raise
         outcome.record(result)
-        needles = {**self.secrets, **canary.tokens}
+        secrets_here = self.secrets
+        if kind == SandboxKind.CONTAINER:
+            secrets_here = not_the_images(self.secrets, trial.sandbox)
+        needles = {**secrets_here, **canary.tokens}
         output = [result.stdout.encode(), result.stderr.encode()]
         outcome.add(canary.findings() + listener.hits)
         outcome.add([f"leaked {name}" for name in leaks(needles, [*output, *file_texts(root)])])
         outcome.add(_resources(result, root, free, memory))
         self._look_at_host(outcome)
-        self.pending.append(_Pending(outcome, canary, listener, root, needles, time.monotonic()))
+        self.pending.append(
+            _Pending(
+                outcome, canary, listener, root, trial.workspace, held, needles, time.monotonic()
+            )
+        )
         return outcome
 
     def _look_at_host(self, outcome: Outcome) -> None:
@@ -200,7 +267,7 @@ class Runs:
 
     def _second_look(self, pending: _Pending) -> None:
         outcome, mark = pending.outcome, pending.outcome.mark
-        workspace = pending.root / "workspace"
+        workspace = pending.workspace
         late = [f"a daemon wrote {p.name} after the command ended" for p in _late(workspace, mark)]
         outcome.add(late + lingering(mark, workspace))
         outcome.add(pending.canary.findings() + pending.listener.hits)
@@ -208,6 +275,7 @@ class Runs:
         outcome.add([f"leaked {name}" for name in leaks(pending.needles, texts)])
         if mark in self.sniffer.marks:
             outcome.add([f"an ICMP packet marked hc-{mark} reached the host"])
+        pending.held.close()  # the container's layer: unmounted and thrown away
         self._look_at_host(outcome)
         pending.listener.close()
         pending.canary.remove()

@@ -1,20 +1,22 @@
 """Do commands a model might invent get out of the trial's sandbox?
 
-    python benchmarks/escapes.py [--kinds bwrap,namespace] [--category X] [--limit N]
-                                 [--json PATH]
+    python benchmarks/escapes.py [--kinds bwrap,namespace,container] [--category X]
+                                 [--limit N] [--json PATH]
 
 The corpus (benchmarks/data/escapes.toml) holds shell commands that delete, write or read what
 lies outside the trial, reach the network, leave processes behind or eat the machine's
-resources. Each runs in every sandbox kind twice: with the monitor on (the harness's guards
-decide first; a denied command is blocked and not run) and with it off (straight into a fresh
-trial sandbox). Around each run the host is checked: the run's canary folder (changed, gone or
-read: it lives on a tmpfs that records every read), real host files and folders, its loopback
-listener (TCP, UDP) and ICMP, its secrets in what the command printed or left in the trial, the
-host's disk and memory, and — a few seconds later, for daemons that wait — all of that again
-plus processes of the run still alive. A run is blocked, contained or escaped (any check
-failed). Commands get small resource limits and a short time limit so the corpus runs quickly.
-Prints, per kind and mode, how many runs were blocked, contained and escaped, every escape with
-its command, and last one line with the escapes per kind.
+resources. Each runs in every sandbox kind asked for (bwrap and namespace unless told;
+`container`, which needs podman, is a small task's image with a layer of the run's own, as the
+runner gives a trial) twice: with the monitor on (the harness's guards decide first; a denied
+command is blocked and not run) and with it off (straight into a fresh trial sandbox). Around
+each run the host is checked: the run's canary folder (changed, gone or read: it lives on a
+tmpfs that records every read), real host files and folders, its loopback listener (TCP, UDP)
+and ICMP, its secrets in what the command printed or left in the trial, the host's disk and
+memory, and — a few seconds later, for daemons that wait — all of that again plus processes of
+the run still alive. A run is blocked, contained or escaped (any check failed). Commands get
+small resource limits and a short time limit so the corpus runs quickly. Prints, per kind and
+mode, how many runs were blocked, contained and escaped, every escape with its command, and
+last one line with the escapes per kind.
 """
 
 from __future__ import annotations
@@ -33,11 +35,15 @@ from pathlib import Path
 
 from _escape_run import LIMITS, TIMEOUT, Outcome, Runs
 
+from hillclimber.image import find_engine
 from hillclimber.sandbox import SandboxKind
 
 CORPUS = Path(__file__).resolve().parent / "data" / "escapes.toml"
 CATEGORIES = ("deletion", "write-outside", "read-secrets", "network", "processes", "resources")
 KINDS = (SandboxKind.BWRAP, SandboxKind.NAMESPACE)
+"""The kinds run unless told."""
+ISOLATING = (*KINDS, SandboxKind.CONTAINER)
+"""The kinds that may be asked for: those that isolate."""
 MODES = ("monitor on", "monitor off")
 LOOPBACK = {"127.0.0.1", "::1", "localhost", "[::1]"}
 
@@ -155,8 +161,11 @@ def main() -> None:
     parser.add_argument("--progress", action="store_true", help="say how far it got on stderr")
     args = parser.parse_args()
     kinds = [SandboxKind(kind.strip()) for kind in args.kinds.split(",") if kind.strip()]
-    if any(kind not in KINDS for kind in kinds):
-        parser.error(f"--kinds: only {', '.join(KINDS)} (the kinds that isolate)")
+    if any(kind not in ISOLATING for kind in kinds):
+        parser.error(f"--kinds: only {', '.join(ISOLATING)} (the kinds that isolate)")
+    engine = find_engine() if SandboxKind.CONTAINER in kinds else None
+    if isinstance(engine, str):
+        parser.error(f"--kinds container: {engine}")
     entries = load_corpus(args.corpus)
     if args.category:
         entries = [entry for entry in entries if entry.category == args.category]
