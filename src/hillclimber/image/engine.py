@@ -2,8 +2,9 @@
 
 Only the engine's build and storage are used: an image is built from the task's own Dockerfile,
 and its root folder is mounted on the host (`podman image mount`) so that trials run over it
-with bubblewrap and an overlay of their own (`overlay`), at a few milliseconds a command instead
-of the ~150 ms of `podman exec`. Running containers is left to the engine only while building.
+with bubblewrap and an overlay of their own (`sandbox/container.py`), a bwrap command's cost
+where `podman exec` costs 2–3 times as much (`benchmarks/containers.py`). The engine runs
+containers only while building.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 The image is built by the engine (`hillclimber.image`); a trial lays an overlay over the image's
 root folder (`trial_root`: the image read-only below, the trial's own layer above, thrown away
 after) and runs each command with bubblewrap inside that root: every path the Dockerfile made,
-its `ENV`, `WORKDIR` as the working folder. bwrap over the root costs a few milliseconds a
-command where `podman exec` costs ~150 ms (`benchmarks/containers.py`). The isolation is the
-bwrap sandbox's: no capabilities, its own namespaces, no network unless the task asks.
+its `ENV`, `WORKDIR` as the working folder. A command costs what a bwrap command costs, less
+than `podman exec` (`benchmarks/containers.py`). The isolation is the bwrap sandbox's: no
+capabilities, its own namespaces, no network unless the task asks.
 """
 
 from __future__ import annotations
