@@ -9,6 +9,7 @@ import pytest
 
 from hillclimber import __version__
 from hillclimber.errors import SandboxUnavailable
+from hillclimber.image import find_engine
 from hillclimber.results import RunConfig
 from hillclimber.sandbox import (
     HOST_KINDS,
@@ -34,6 +35,16 @@ def require_sandbox(kind: SandboxKind) -> None:
         if IN_CI:
             pytest.fail(f"sandbox {kind} must work in CI: {err}")
         pytest.skip(str(err))
+
+
+def require_images() -> None:
+    """Skip where no task image can be built (no podman, not root); never in CI, where it
+    must work."""
+    found = find_engine()
+    if isinstance(found, str):
+        if IN_CI:
+            pytest.fail(f"task images must build in CI: {found}")
+        pytest.skip(found)
 
 
 @pytest.fixture(params=HOST_KINDS, ids=lambda k: k.value)

@@ -14,7 +14,7 @@ import pytest
 
 from hillclimber.sandbox import SandboxKind
 
-from conftest import FIXTURES, REPO, require_sandbox
+from conftest import FIXTURES, REPO, require_images, require_sandbox
 
 NUMBER = r"\d+(?:\.\d+)?"
 
@@ -105,6 +105,27 @@ def test_escapes_benchmark() -> None:
     assert re.fullmatch(
         r"escapes: bwrap \d+, namespace \d+ \(3 commands × 2 kinds × 2 modes\)", line
     ), line
+
+
+@pytest.mark.slow
+@pytest.mark.images
+def test_containers_benchmark() -> None:
+    require_images()
+    line = final_line("containers.py", "--runs", "3", "--setups", "1")
+    ms = rf"{NUMBER}ms"
+    assert re.fullmatch(
+        rf"containers: command median bwrap {ms} container {ms} podman-exec {ms}; "
+        rf"trial setup cold {NUMBER}s warm {NUMBER}s bwrap-path {NUMBER}s",
+        line,
+    ), line
+
+
+@pytest.mark.slow
+@pytest.mark.images
+def test_escapes_benchmark_in_the_container_runner() -> None:
+    require_images()
+    line = final_line("escapes.py", "--kinds", "container", "--limit", "3")
+    assert re.fullmatch(r"escapes: container \d+ \(3 commands × 1 kinds × 2 modes\)", line), line
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from hillclimber.runner import Run
 from hillclimber.sandbox import SandboxKind
 from hillclimber.task import Task
 
-from conftest import IN_CI, run_config
+from conftest import require_images, run_config
 
 pytestmark = [pytest.mark.images, pytest.mark.slow]
 
@@ -30,11 +30,7 @@ UNPULLABLE = "registry.invalid/hillclimber/none:1"
 
 @pytest.fixture(scope="module", autouse=True)
 def podman() -> None:
-    found = find_engine()
-    if isinstance(found, str):
-        if IN_CI:
-            pytest.fail(f"task images must build in CI: {found}")
-        pytest.skip(found)
+    require_images()
 
 
 def write_task(root: Path, name: str, dockerfile: str, solution: str, test: str) -> Path:
