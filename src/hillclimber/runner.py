@@ -168,10 +168,11 @@ def _run_phases(
         evaluation = own_checks()
         phases.done("verifier")
         result.evaluation = evaluation
-        result.exit_reason = (
-            ExitReason.VERIFIED_SELF if evaluation.passed else ExitReason.UNVERIFIED
-        )
-        result.message = result.message or evaluation.summary()
+        # a pass of weak checks only ("exists", "changed") cannot vouch for the content
+        conclusive = evaluation.passed and evaluation.conclusive
+        result.exit_reason = ExitReason.VERIFIED_SELF if conclusive else ExitReason.UNVERIFIED
+        weak = " (weak checks only: they cannot tell whether the content is right)"
+        result.message = result.message or evaluation.summary() + ("" if conclusive else weak)
     else:
         result.exit_reason = ExitReason.UNVERIFIED
         ended = result.agent_info.get("loop_exit", "the agent stopped")

@@ -1,9 +1,12 @@
 """The completion gate: every way the loop can end goes through `finalize`.
 
-With checks at hand it runs them: a pass ends the trial as verified; a failure is said to the
-model, the counters start afresh and the loop goes on, up to `max_verify_retries` checks (the
-counter really counts). Nothing ends as passed without a passing check when there are checks;
-without any, the model's word is trusted. See docs/loop.md.
+With checks at hand it runs them: a conclusive pass (the task's tests, or the harness's checks
+with a strong one among them) ends the trial as verified; a failure is said to the model, the
+counters start afresh and the loop goes on, up to `max_verify_retries` checks (the counter
+really counts). A pass of weak checks only ("exists", "parses", "changed": any content passes
+them) never ends a trial by itself: the model is shown what they looked at beside the task and
+asked to confirm or fix it, and only its next done-signal, with nothing changed, ends the trial
+(`confirmed`). Without checks, the model's word is trusted. See docs/loop.md.
 """
 
 from __future__ import annotations
@@ -49,8 +52,14 @@ class Gate:
             raise LoopEnd(LoopExit.MAX_TURNS if last_chance else LoopExit.COMPLETED, reason)
         self.state.verify_count += 1
         evaluation = self.verify(reason)
-        if evaluation.passed:
+        if evaluation.passed and evaluation.conclusive:
             raise LoopEnd(LoopExit.VERIFIED, reason, evaluation)
+        if evaluation.passed:
+            if self.state.weak_shown or last_chance:
+                exit_ = LoopExit.CONFIRMED if self.state.weak_shown else LoopExit.UNCONFIRMED
+                raise LoopEnd(exit_, reason, evaluation)
+            self.weak_pass(evaluation)
+            return None
         if last_chance or self.state.verify_count >= self.settings.max_verify_retries:
             raise LoopEnd(LoopExit.VERIFICATION_FAILED, reason, evaluation)
         message = f"Verification failed ({evaluation.summary()}): the task is NOT done."
@@ -58,6 +67,20 @@ class Gate:
             message += f" Failing: {clip(evaluation.digest, 300)}"
         self.state.check_failed(message + " Fix it, then call task_complete again.")
         return evaluation
+
+    def weak_pass(self, evaluation: Evaluation) -> None:
+        """Weak checks passed: show the model what they looked at and ask it to judge."""
+        message = (
+            f"The {evaluation.label} pass, but they only show that files are there or changed,"
+            " not that what they hold is right."
+        )
+        if evaluation.evidence:
+            message += f"\n{evaluation.evidence}\n"
+        message += (
+            " Compare it with the task. If it is exactly what the task asks for, call"
+            " task_complete; if not, fix it."
+        )
+        self.state.weak_passed(message)
 
     def verify(self, why: str) -> Evaluation:
         """Run the checks on the workspace as it is now, and record what they say."""

@@ -255,9 +255,12 @@ class AgentLoop:
         changes = call.name in WRITES or (self.climb is not None and call.name in ACTING_TOOLS)
         if changes and result.success and self.config.climbing.auto_verify and self.env.verify:
             evaluation = self.gate.verify("auto_verify")
-            if evaluation.passed:
+            if evaluation.passed and evaluation.conclusive:
                 why = f"{evaluation.label} pass after a write"
                 raise LoopEnd(LoopExit.VERIFIED, why, evaluation)
+            if evaluation.passed:  # weak checks only: the model judges what they saw
+                self.gate.weak_pass(evaluation)
+                return self._signals()
             if self.climb is not None and state.turns_since_improvement > 0:
                 state.stuck = True  # no gain from the best step found: explore next turn
         return self._signals()

@@ -10,12 +10,14 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from hillclimber.harness.summary import StepSummary, clip, summarize
-from hillclimber.harness.tools import WRITES, ToolCall, ToolResult
+from hillclimber.harness.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult
 from hillclimber.verify.verifier import Evaluation
 
 
 class LoopExit(StrEnum):
-    VERIFIED = "verified"  # the checks passed
+    VERIFIED = "verified"  # the checks passed, a strong one among them (or the task's tests)
+    CONFIRMED = "confirmed"  # only weak checks pass; the model saw the result and stood by it
+    UNCONFIRMED = "unconfirmed"  # only weak checks pass, and the model never saw the result
     VERIFICATION_FAILED = "verification_failed"  # checks failed max_verify_retries times
     COMPLETED = "completed"  # ended without checks: the agent's word
     MAX_TURNS = "max_turns"
@@ -101,6 +103,9 @@ class LoopState:
     """A refused or repeated action or a failed check: ask for something different."""
     progress: str | None = None
     """`tests p/t passing` (and the failing checks), shown to the model."""
+    weak_shown: bool = False
+    """Weak checks passed and the model was shown what they looked at, with nothing changed
+    since: its next done-signal confirms the result."""
 
     def refused(self, feedback: str, *, repeated: bool = False) -> None:
         """A call was refused (by a guard, or no candidate was worth applying); `repeated`: as
@@ -149,6 +154,8 @@ class LoopState:
             self.turns_since_success += 1
         if call.name in WRITES:
             self.last_write_failed = not result.success
+        if result.success and call.name in ACTING_TOOLS:
+            self.weak_shown = False  # what it was shown may have changed
         signature = call.signature()
         self.repeats = self.repeats + 1 if signature == self.last_signature else 1
         self.last_signature = signature
@@ -165,6 +172,15 @@ class LoopState:
             self.turns_since_news = 0
         else:
             self.turns_since_improvement += 1
+
+    def weak_passed(self, feedback: str) -> None:
+        """Only weak checks passed: the model is shown the result and asked to confirm or fix
+        it; its next done-signal is its answer, counted afresh."""
+        self.feedback.append(feedback)
+        self.weak_shown = True
+        self.repeats = 0
+        self.consecutive_failures = 0
+        self.turns_since_success = 0
 
     def check_failed(self, feedback: str) -> None:
         """A done-signal's check failed: say so, and count afresh towards the next signal."""

@@ -40,6 +40,12 @@ class Evaluation(BaseModel):
     notes: list[str] = []
     label: str = "tests"
     """What was run: the task's `tests`, or the harness's own `acceptance checks`."""
+    conclusive: bool = True
+    """Whether a pass shows the work is right: the task's tests do; the harness's own checks
+    only with a strong check among them (not only "exists", "parses", "changed")."""
+    evidence: str = ""
+    """On a pass that is not conclusive: what the weak checks looked at, for the model to
+    judge."""
 
     @property
     def progress(self) -> float:

@@ -41,6 +41,11 @@ class AcceptanceChecks:
         """At least one goal check: something the work must make true."""
         return any(check.goal for check in self.checks)
 
+    @property
+    def conclusive(self) -> bool:
+        """Whether their passing shows the work is right: a strong goal check among them."""
+        return any(check.goal and check.strong for check in self.checks)
+
     def results(self) -> list[tuple[Check, Outcome]]:
         """Every check run on the workspace as it is now: the files first, then the commands
         (the workspace put back after them)."""
@@ -52,6 +57,7 @@ class AcceptanceChecks:
         failing = [
             f"{c.name}: {o.detail}" if o.detail else c.name for c, o in results if not o.passed
         ]
+        weak_pass = not failing and not self.conclusive
         return Evaluation(
             passed=not failing,
             tests_passing=len(results) - len(failing),
@@ -59,7 +65,23 @@ class AcceptanceChecks:
             digest="; ".join(failing)[:600],
             duration_sec=time.monotonic() - start,
             label=LABEL,
+            conclusive=self.conclusive,
+            evidence=self.evidence() if weak_pass else "",
         )
+
+    def evidence(self, lines: int = 12, chars: int = 600) -> str:
+        """What the weak goal checks look at, as it is now: the first lines of each file, for
+        the model to judge against the instruction (nothing else can)."""
+        shown: list[str] = []
+        for path in dict.fromkeys(p for c in self.checks if c.goal for p in _paths(c)):
+            data = read_bytes(self.context.sandbox, path)
+            if data is None:
+                continue
+            text = data.decode(errors="replace")
+            head = "\n".join(text.splitlines()[:lines])[:chars]
+            more = " (more follows)" if len(head) < len(text.rstrip("\n")) else ""
+            shown.append(f"{path} now holds{more}:\n{head}")
+        return "\n".join(shown)
 
 
 def _results(checks: Sequence[Check], ctx: CheckContext) -> list[tuple[Check, Outcome]]:

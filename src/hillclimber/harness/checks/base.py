@@ -5,6 +5,11 @@ A check looks at the workspace through the sandbox (its file API, or a command) 
 fails with a short reason. A *goal* check fails until the work is done (the file exists, holds
 the line, the command succeeds); an *invariant* passes from the start and must keep passing (a
 file the task says to leave alone).
+
+Evidence has strength. A *strong* check's pass shows the content is right: the file holds the
+value or lines the instruction states, is an exact copy, a command prints what it must. A
+*weak* one shows only that something is there, parses or changed: any content passes it, so a
+set of weak checks passing never ends a trial by itself (see `harness/gate.py`).
 """
 
 from __future__ import annotations
@@ -54,6 +59,11 @@ class Check(Protocol):
         ...
 
     @property
+    def strong(self) -> bool:
+        """A pass shows the content is right, not only that it is there or changed."""
+        ...
+
+    @property
     def origin(self) -> Origin: ...
 
     def run(self, ctx: CheckContext) -> Outcome: ...
@@ -74,4 +84,4 @@ def read_bytes(sandbox: Sandbox, path: str) -> bytes | None:
 
 def describe(check: Check) -> dict[str, object]:
     """A check as data, for the record."""
-    return {"name": check.name, "goal": check.goal, "origin": check.origin}
+    return {"name": check.name, "goal": check.goal, "strong": check.strong, "origin": check.origin}

@@ -9,7 +9,7 @@ import re
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import yaml
 
@@ -26,6 +26,8 @@ class FileCheck:
     path: str
     origin: Origin = field(default="extracted", kw_only=True)
     goal: bool = field(default=True, kw_only=True)
+    strong: ClassVar[bool] = False
+    """Weak unless the kind says otherwise: a file there, parsing or changed can hold anything."""
 
     def _read(self, ctx: CheckContext) -> str | Outcome:
         """The file's text, or the failing outcome when there is no text file."""
@@ -75,6 +77,7 @@ class FileUnchanged(FileCheck):
 @dataclass(frozen=True)
 class FileEquals(FileCheck):
     """The file holds exactly what `source` held at the start (a copy)."""
+    strong: ClassVar[bool] = True
 
     source: str
 
@@ -91,6 +94,7 @@ class FileEquals(FileCheck):
 class FileHasText(FileCheck):
     """The file holds `text`: as a whole line when it is one line, else as a block of lines;
     with `only`, nothing else (blank lines around it aside)."""
+    strong: ClassVar[bool] = True
 
     text: str
     only: bool = False
@@ -126,6 +130,7 @@ def _trimmed(lines: list[str]) -> list[str]:
 @dataclass(frozen=True)
 class FileContains(FileCheck):
     """The file holds `text` somewhere (`9090`, `DEBUG=true`)."""
+    strong: ClassVar[bool] = True
 
     text: str
 
@@ -277,6 +282,11 @@ class CommandSucceeds:
     cwd: str = APP
     origin: Origin = "extracted"
     goal: bool = True
+
+    @property
+    def strong(self) -> bool:
+        """Only when it must print something: a command that merely runs shows little."""
+        return self.output is not None
 
     @property
     def name(self) -> str:

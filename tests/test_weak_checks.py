@@ -1,0 +1,126 @@
+"""A pass of weak checks only ("exists", "parses", "changed": any content passes them) never
+ends a trial as verified: the model is shown what they looked at and asked to confirm or fix it,
+and only its next done-signal, with nothing changed, ends the trial (`confirmed`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.harness import HarnessAgent
+from hillclimber.harness.checks import build_checks
+from hillclimber.harness.config import Completion
+from hillclimber.harness.events import EventBus
+from hillclimber.harness.gate import Gate
+from hillclimber.harness.presets import preset
+from hillclimber.harness.state import LoopEnd, LoopExit, LoopState, LoopStats
+from hillclimber.models import ScriptedModel
+from hillclimber.task import Task, TaskFormat
+from hillclimber.verify.verifier import Evaluation
+
+from conftest import host_sandbox
+
+SUM = "Write the sum of the numbers in /app/numbers.txt to /app/total.txt."
+DONE = '{"name": "task_complete", "arguments": {}}'
+
+
+def write(path: str, content: str) -> str:
+    return json.dumps({"name": "write_file", "arguments": {"path": path, "content": content}})
+
+
+def run_agent(
+    tmp_path: Path, setting: str, answers: list[str]
+) -> tuple[AgentOutcome, ScriptedModel]:
+    sandbox, workspace = host_sandbox(tmp_path / "trial")
+    (workspace / "numbers.txt").write_text("3\n4\n5\n")
+    task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
+    config = preset(setting, planner=False, probe_commands=False, propose=False)
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
+    model = ScriptedModel(answers)
+    return HarnessAgent(model, config).run(ctx), model
+
+
+def test_the_sums_checks_are_weak_only(tmp_path: Path) -> None:
+    sandbox, workspace = host_sandbox(tmp_path)
+    (workspace / "numbers.txt").write_text("3\n4\n5\n")
+    built = build_checks(SUM, sandbox)
+    assert [c.name for c in built.checks] == ["/app/total.txt exists and is not empty"]
+    assert built.usable and not built.conclusive
+    (workspace / "total.txt").write_text("3+4+5\n")
+    evaluation = built.evaluate()
+    assert evaluation.passed and not evaluation.conclusive
+    assert evaluation.evidence == "/app/total.txt now holds:\n3+4+5"
+
+
+@pytest.mark.parametrize(
+    ("setting", "dones"),
+    [("climber", 1), ("fm", 2)],  # climber checks after the write; fm at the model's first done
+)
+def test_a_weak_pass_never_ends_the_trial_and_the_model_sees_the_result(
+    tmp_path: Path, setting: str, dones: int
+) -> None:
+    answers = [write("/app/total.txt", "3+4+5\n"), *[DONE] * dones]
+    outcome, model = run_agent(tmp_path, setting, answers)
+    assert outcome.info["loop_exit"] == "confirmed"
+    shown = [r for r in model.requests if "/app/total.txt now holds:\n3+4+5" in _text(r)]
+    assert shown, "the model was never shown what the weak checks looked at"
+    assert "only show that files are there or changed" in _text(shown[0])
+    model.assert_complete()
+
+
+def test_the_model_shown_a_wrong_result_fixes_it_then_confirms(tmp_path: Path) -> None:
+    answers = [
+        write("/app/total.txt", "3+4+5\n"),
+        DONE,
+        write("/app/total.txt", "12\n"),
+        DONE,
+        DONE,
+    ]
+    outcome, model = run_agent(tmp_path, "fm", answers)
+    assert outcome.info["loop_exit"] == "confirmed"
+    assert any("/app/total.txt now holds:\n12" in _text(r) for r in model.requests)
+    model.assert_complete()
+
+
+def _text(request: object) -> str:
+    return "\n".join(m.content for m in request.messages)  # type: ignore[attr-defined]
+
+
+def gate_with(evaluation: Evaluation) -> tuple[Gate, LoopState]:
+    state = LoopState()
+    gate = Gate(Completion(), lambda: evaluation, state, LoopStats(), EventBus(), lambda: 1)
+    return gate, state
+
+
+WEAK = Evaluation(
+    passed=True, tests_passing=1, tests_total=1, conclusive=False, evidence="/app/x now holds:\n1"
+)
+
+
+def test_the_gate_asks_once_then_takes_the_models_word() -> None:
+    gate, state = gate_with(WEAK)
+    assert gate.finalize("task_complete") is None
+    assert state.weak_shown and "/app/x now holds:\n1" in state.feedback[-1]
+    with pytest.raises(LoopEnd) as ended:
+        gate.finalize("task_complete")
+    assert ended.value.exit is LoopExit.CONFIRMED
+
+
+def test_a_last_chance_on_a_weak_pass_never_shown_is_unconfirmed() -> None:
+    gate, _ = gate_with(WEAK)
+    with pytest.raises(LoopEnd) as ended:
+        gate.finalize("max_turns", last_chance=True)
+    assert ended.value.exit is LoopExit.UNCONFIRMED
+
+
+def test_a_conclusive_pass_ends_at_once() -> None:
+    gate, _ = gate_with(WEAK.model_copy(update={"conclusive": True, "evidence": ""}))
+    with pytest.raises(LoopEnd) as ended:
+        gate.finalize("task_complete")
+    assert ended.value.exit is LoopExit.VERIFIED
