@@ -6,6 +6,7 @@ Not a benchmark itself; `context.py` and `overhead.py` import it.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shutil
 import time
@@ -21,6 +22,7 @@ from hillclimber.harness.checks.propose import SYSTEM as CHECKS_SYSTEM
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.events import Listener
 from hillclimber.harness.planner import SUPERVISOR_SYSTEM
+from hillclimber.image import find_engine, image_sandbox, needs_image
 from hillclimber.loaders import Dataset, load_suite, select_tasks
 from hillclimber.models import Completion, CompletionRequest, ModelProfile, ScriptedModel
 from hillclimber.sandbox import APP, Sandbox, SandboxKind, create_sandbox, trial_layout
@@ -73,10 +75,16 @@ class Prepared:
     """What could not be done as the task says (set up, verified), and why."""
 
 
-def prepare(task: Task, root: Path, kind: SandboxKind) -> Prepared:
-    """Set `task` up under `root`. A task whose environment cannot be built here is measured
-    on its instruction with an empty workspace; one whose tests cannot run here, without a
-    verifier. Both say so in `notes`: a benchmark never stops at a task it cannot run."""
+def prepare(
+    task: Task, root: Path, kind: SandboxKind, held: contextlib.ExitStack | None = None
+) -> Prepared:
+    """Set `task` up under `root`, in its image where it needs one and `held` can keep the
+    image's layer until the caller is done (as the runner does; podman must work here). A
+    task whose environment cannot be built here is measured on its instruction with an empty
+    workspace; one whose tests cannot run here, without a verifier. Both say so in `notes`: a
+    benchmark never stops at a task it cannot run."""
+    if held is not None and needs_image(task) and not isinstance(find_engine(), str):
+        return _prepare_image(task, root, held)
     sandbox: Sandbox = create_sandbox(kind, trial_layout(root, network=task.environment.network))
     workdir, notes = APP, []
     try:
@@ -86,14 +94,30 @@ def prepare(task: Task, root: Path, kind: SandboxKind) -> Prepared:
         shutil.rmtree(root / "workspace", ignore_errors=True)
         (root / "workspace").mkdir()
         notes.append(f"set up here: no, an empty workspace instead ({one_line(err)})")
-    needs = verifier_needs(task) if task.has_verifier else ["the task has no tests"]
+    return _with_verifier(task, root, sandbox, workdir, notes)
+
+
+def _prepare_image(task: Task, root: Path, held: contextlib.ExitStack) -> Prepared:
+    try:
+        sandbox, image = held.enter_context(image_sandbox(task, root))
+    except (Unsupported, SetupError, TaskLoadError) as err:
+        (root / "workspace").mkdir(parents=True, exist_ok=True)
+        empty = create_sandbox(SandboxKind.BWRAP, trial_layout(root))
+        note = f"set up here: no, an empty workspace instead ({one_line(err)})"
+        return Prepared(empty, APP, None, [note])
+    return _with_verifier(task, root, sandbox, image.config.workdir, [], in_image=True)
+
+
+def _with_verifier(
+    task: Task, root: Path, sandbox: Sandbox, workdir: str, notes: list[str], in_image: bool = False
+) -> Prepared:
+    needs = verifier_needs(task, in_image=in_image) if task.has_verifier else ["no tests"]
     if needs:
         notes.append(f"tests run here: no, none in the loop ({'; '.join(needs)})")
         return Prepared(sandbox, workdir, None, notes)
-    checked = sandbox
 
     def check() -> Evaluation:
-        return verify(task, checked, root / "checks")
+        return verify(task, sandbox, root / "checks", cwd=workdir)
 
     return Prepared(sandbox, workdir, check, notes)
 

@@ -1,33 +1,49 @@
-"""Are the harness's own acceptance checks informative and sound?
+"""Are the harness's own acceptance checks informative, sound and strong — and do they let
+wrong work through?
 
     python benchmarks/checks.py [--suite mini | --dataset PATH] [--tasks a,b] [--model local]
+    python benchmarks/checks.py --run runs/<run-id> [--run runs/<other>]
 
-For every task: its environment is set up as a trial's would be, the check builder runs on the
-untouched workspace (the extracted checks; with --model also the model's proposals), then the
-task's reference solution runs and the kept checks are run again. Per task it prints the checks
-made and kept, whether at least one goal check is informative (fails untouched — every kept
-goal check does, by construction) and sound (passes after the solution), and the kept checks
-that fail the reference solution (a wrong check blocks a correct answer). Goals: at least 90%
-of tasks with a sound and informative check; at most 10% with any check failing the reference.
+Checks of tasks: every task is set up as a trial would be (in its image where it needs one), the
+check builder runs on the untouched workspace (the extracted checks; with --model also the
+model's proposals); where the task has a reference solution it runs and the kept checks run
+again. Per task it prints the checks kept with their kinds and strength, whether one is strong
+(its pass shows the content is right: a stated value, an exact copy, a stated output — not only
+that a file is there, parses or changed), whether a goal check is sound and informative (fails
+untouched, passes after the solution) and the kept checks that fail the reference solution (a
+wrong check blocks a correct answer); then how often each kind of check fired. Goals: a strong
+check for at least 80% of tasks; at least 90% sound and informative; at most 10% failing the
+solution.
+
+False passes of a finished run (`--run`, a run or a comparison folder): of its trials that
+checked themselves (`feedback: self`), those whose own checks all passed at the end — a strong
+pass (`verified`) or a weak one the model stood by (`confirmed`; before strength was recorded,
+every pass ended `verified` and its strength is read from its checks' names) — and how many of
+each failed the task's tests. Goal: at most 20% of self-checked passes false.
+
 The last line has the totals.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import tempfile
 import time
-from dataclasses import dataclass
+from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from _trial import load_tasks, prepare
 
 from hillclimber.agents.base import AgentContext
 from hillclimber.agents.oracle import OracleAgent
 from hillclimber.errors import HillclimberError
-from hillclimber.harness.checks import build_checks
+from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.models import make_model
+from hillclimber.results import TrialResult, read_trial
 from hillclimber.sandbox import HOST_KINDS, SandboxKind, pick_sandbox_kind
 from hillclimber.task import Task
 
@@ -35,34 +51,165 @@ from hillclimber.task import Task
 @dataclass
 class Measured:
     made: int
-    kept: int
-    sound_goal: bool
-    unsound: list[str]
+    kept: list[tuple[str, bool]]
+    """(kind, strong) of each kept goal check."""
+    sound_goal: bool | None = None
+    """None: no reference solution to judge with."""
+    unsound: list[str] = field(default_factory=list)
+
+    @property
+    def strong(self) -> bool:
+        return any(strong for _, strong in self.kept)
 
 
 def measure(task: Task, root: Path, kind: SandboxKind, proposer: ModelProposer | None) -> Measured:
-    prepared = prepare(task, root, kind)
-    if prepared.notes and "empty workspace" in prepared.notes[0]:
-        raise HillclimberError(prepared.notes[0])
-    built = build_checks(task.instruction, prepared.sandbox, prepared.workdir, propose=proposer)
+    with contextlib.ExitStack() as held:
+        prepared = prepare(task, root, kind, held)
+        if prepared.notes and "empty workspace" in prepared.notes[0]:
+            raise HillclimberError(prepared.notes[0])
+        built = build_checks(task.instruction, prepared.sandbox, prepared.workdir, propose=proposer)
+        kept = [(type(c).__name__, c.strong) for c in built.checks if c.goal]
+        measured = Measured(made=len(built.checks) + len(built.dropped), kept=kept)
+        if task.has_solution:
+            _judge_with_solution(task, root, prepared.sandbox, prepared.workdir, built, measured)
+    return measured
+
+
+def _judge_with_solution(
+    task: Task, root: Path, sandbox: Any, workdir: str, built: AcceptanceChecks, found: Measured
+) -> None:
     log_dir = root / "oracle"
     log_dir.mkdir()
-    ctx = AgentContext(
-        task, prepared.sandbox, time.monotonic() + task.limits.agent_timeout_sec, log_dir,
-        prepared.workdir,
-    )  # fmt: skip
-    solved = OracleAgent().run(ctx)
+    deadline = time.monotonic() + task.limits.agent_timeout_sec
+    solved = OracleAgent().run(AgentContext(task, sandbox, deadline, log_dir, workdir))
     if solved.info.get("exit_code") != 0:
         raise HillclimberError(
             f"the reference solution fails here (exit {solved.info.get('exit_code')})"
         )
     results = built.results()
-    return Measured(
-        made=len(built.checks) + len(built.dropped),
-        kept=len(built.checks),
-        sound_goal=any(check.goal and outcome.passed for check, outcome in results),
-        unsound=[check.name for check, outcome in results if not outcome.passed],
+    found.sound_goal = any(check.goal and outcome.passed for check, outcome in results)
+    found.unsound = [check.name for check, outcome in results if not outcome.passed]
+
+
+def tasks_main(args: argparse.Namespace) -> None:
+    dataset, tasks = load_tasks(args.suite, args.dataset, args.tasks)
+    kind, _ = pick_sandbox_kind(args.sandbox)
+    proposer = ModelProposer(make_model(args.model)) if args.model else None
+    print(
+        f"{len(tasks)} tasks of {dataset.name}, sandbox {kind}, proposals: {args.model or 'none'}"
     )
+    measured: dict[str, Measured] = {}
+    for task in tasks:
+        with tempfile.TemporaryDirectory(prefix="hc-bench-checks-") as tmp:
+            try:
+                found = measure(task, Path(tmp), kind, proposer)
+            except HillclimberError as err:
+                print(f"  {task.id}: not measured ({err})")
+                continue
+        measured[task.id] = found
+        print(f"  {task.id}: {_task_line(found)}")
+    _print_kinds(measured)
+    print(_totals(measured, len(tasks)))
+
+
+def _task_line(found: Measured) -> str:
+    kinds = ", ".join(f"{name}{'*' if strong else ''}" for name, strong in found.kept) or "none"
+    line = f"made {found.made}, kept goal checks {len(found.kept)} ({kinds})"
+    line += f", strong: {'yes' if found.strong else 'no'}"
+    if found.sound_goal is not None:
+        line += f", sound and informative: {'yes' if found.sound_goal else 'no'}"
+    if found.unsound:
+        line += f"; fails the solution: {'; '.join(found.unsound)}"
+    return line
+
+
+def _print_kinds(measured: dict[str, Measured]) -> None:
+    """How often each kind of goal check was kept (* strong), and in how many tasks."""
+    fired: Counter[tuple[str, bool]] = Counter()
+    tasks: Counter[tuple[str, bool]] = Counter()
+    for found in measured.values():
+        fired.update(found.kept)
+        tasks.update(set(found.kept))
+    print("kinds of goal checks kept (* strong): kind, checks, tasks")
+    for (name, strong), count in fired.most_common():
+        print(f"  {name}{'*' if strong else ''}: {count}, {tasks[(name, strong)]}")
+
+
+def _totals(measured: dict[str, Measured], asked: int) -> str:
+    n = len(measured)
+    strong = sum(m.strong for m in measured.values())
+    judged = [m for m in measured.values() if m.sound_goal is not None]
+    good = sum(bool(m.sound_goal) for m in judged)
+    bad = sum(bool(m.unsound) for m in judged)
+    return (
+        f"checks: tasks {n}/{asked} measured; with a strong check {strong}/{n} "
+        f"({_share(strong, n)}) target>=80%; with a solution {len(judged)}: sound and "
+        f"informative {good}/{len(judged)} ({_share(good, len(judged))}) target>=90%; any check "
+        f"failing the solution {bad}/{len(judged)} ({_share(bad, len(judged))}) target<=10%"
+    )
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part / whole:.0%}" if whole else "-"
+
+
+# -- false passes of a finished run -----------------------------------------------------------
+
+WEAK_NAMES = (" exists and is not empty", " is changed", " parses as ", " holds a number")
+"""How the weak kinds name themselves (`kinds.py`): the strength of a record made before it
+was kept beside each check."""
+
+
+def pass_strength(trial: TrialResult) -> str | None:
+    """`strong` or `weak` for a trial whose own checks all passed at its end, else None."""
+    info = trial.agent_info
+    exit_ = info.get("loop_exit")
+    if exit_ == "confirmed":
+        return "weak"
+    if exit_ != "verified":
+        return None
+    goals = [c for c in info.get("checks", []) if isinstance(c, dict) and c.get("goal")]
+    if any("strong" in c for c in goals):
+        return "strong" if any(c.get("strong") for c in goals) else "weak"
+    return "strong" if any(not _named_weak(str(c.get("name", ""))) for c in goals) else "weak"
+
+
+def _named_weak(name: str) -> bool:
+    if name.startswith("`") and " succeeds" in name:
+        return " and prints " not in name
+    return any(word in name for word in WEAK_NAMES)
+
+
+def run_main(folders: list[Path]) -> None:
+    trials = [t for folder in folders for t in _trials(folder)]
+    selfs = [t for t in trials if t.feedback == "self"]
+    passes: Counter[str] = Counter()
+    false: Counter[str] = Counter()
+    for trial in selfs:
+        strength = pass_strength(trial)
+        if strength is None:
+            continue
+        passes[strength] += 1
+        if not trial.passed:
+            false[strength] += 1
+            print(f"  false pass ({strength}): {trial.trial} ({trial.message})")
+    print(f"{len(trials)} trials, {len(selfs)} checked themselves (feedback self)")
+    for strength in ("strong", "weak"):
+        print(
+            f"  {strength} passes {passes[strength]}, false {false[strength]} "
+            f"({_share(false[strength], passes[strength])})"
+        )
+    total, wrong = sum(passes.values()), sum(false.values())
+    print(
+        f"false passes: {wrong}/{total} ({_share(wrong, total)}) target<=20%; strong "
+        f"{false['strong']}/{passes['strong']}; weak {false['weak']}/{passes['weak']}"
+    )
+
+
+def _trials(folder: Path) -> list[TrialResult]:
+    """Every trial result under a run folder (a comparison holds one run per setting)."""
+    found = (read_trial(path) for path in sorted(folder.glob("**/result.json")))
+    return [trial for trial in found if trial is not None]
 
 
 def main() -> None:
@@ -72,38 +219,14 @@ def main() -> None:
     parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
     parser.add_argument("--model", help="also ask this model for checks (e.g. local)")
     parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
+    parser.add_argument(
+        "--run", type=Path, action="append", help="a finished run's folder: its false passes"
+    )
     args = parser.parse_args()
-    dataset, tasks = load_tasks(args.suite, args.dataset, args.tasks)
-    kind, _ = pick_sandbox_kind(args.sandbox)
-    proposer = ModelProposer(make_model(args.model)) if args.model else None
-    print(
-        f"{len(tasks)} tasks of {dataset.name}, sandbox {kind}, proposals: {args.model or 'none'}"
-    )
-    measured: dict[str, Measured] = {}
-    for task in tasks:
-        if task.solution is None and task.solution_inline is None:
-            print(f"  {task.id}: not measured (no reference solution)")
-            continue
-        with tempfile.TemporaryDirectory(prefix="hc-bench-checks-") as tmp:
-            try:
-                found = measure(task, Path(tmp), kind, proposer)
-            except HillclimberError as err:
-                print(f"  {task.id}: not measured ({err})")
-                continue
-        measured[task.id] = found
-        unsound = f"; fails the solution: {'; '.join(found.unsound)}" if found.unsound else ""
-        print(
-            f"  {task.id}: made {found.made}, kept {found.kept}, sound and informative: "
-            f"{'yes' if found.sound_goal else 'no'}{unsound}"
-        )
-    n = len(measured) or 1
-    good = sum(m.sound_goal for m in measured.values())
-    bad = sum(bool(m.unsound) for m in measured.values())
-    print(
-        f"checks: tasks {len(measured)}/{len(tasks)} measured; sound and informative "
-        f"{good}/{len(measured)} ({good / n:.0%}) target>=90%; any check failing the "
-        f"solution {bad}/{len(measured)} ({bad / n:.0%}) target<=10%"
-    )
+    if args.run:
+        run_main(args.run)
+    else:
+        tasks_main(args)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from hillclimber.results import ExitReason, TrialResult, write_json
 from hillclimber.sandbox import SandboxKind
 
 from conftest import FIXTURES, REPO, require_images, require_sandbox
@@ -88,6 +89,44 @@ def test_a_task_that_cannot_be_set_up_is_measured_on_an_empty_workspace(tmp_path
 
 
 @pytest.mark.slow
+def test_checks_benchmark(tmp_path: Path) -> None:
+    line = final_line("checks.py", "--dataset", str(FIXTURES / "tb2"))
+    share = rf"\d+/\d+ \((?:{NUMBER}%|-)\)"
+    assert re.fullmatch(
+        rf"checks: tasks \d+/3 measured; with a strong check {share} target>=80%; with a "
+        rf"solution \d+: sound and informative {share} target>=90%; any check failing the "
+        rf"solution {share} target<=10%",
+        line,
+    ), line
+    line = final_line("checks.py", "--run", str(tmp_path))  # an empty run: nothing to count
+    assert line == "false passes: 0/0 (-) target<=20%; strong 0/0; weak 0/0", line
+
+
+def _trial(
+    folder: Path, name: str, passed: bool, exit_: str, checks: list[dict[str, object]]
+) -> None:
+    trial = TrialResult(
+        trial=name, task_id=name, attempt=1, agent="harness", sandbox="bwrap",
+        sandbox_isolated=True, exit_reason=ExitReason.PASSED if passed else ExitReason.FAILED,
+        passed=passed, feedback="self", agent_info={"loop_exit": exit_, "checks": checks},
+    )  # fmt: skip
+    (folder / name).mkdir(parents=True)
+    write_json(folder / name / "result.json", trial)
+
+
+def test_false_passes_are_counted_by_the_strength_of_the_pass(tmp_path: Path) -> None:
+    exists = {"name": "/app/a exists and is not empty", "goal": True}
+    holds = {"name": "/app/a has the line '12'", "goal": True}
+    _trial(tmp_path, "strong-wrong", False, "verified", [{**exists, "strong": False},
+                                                         {**holds, "strong": True}])  # fmt: skip
+    _trial(tmp_path, "weak-wrong", False, "confirmed", [{**exists, "strong": False}])
+    _trial(tmp_path, "old-weak-wrong", False, "verified", [exists])  # recorded before strength
+    _trial(tmp_path, "old-strong-right", True, "verified", [exists, holds])
+    _trial(tmp_path, "failed-checks", False, "verification_failed", [exists])
+    line = final_line("checks.py", "--run", str(tmp_path))
+    assert line == "false passes: 3/4 (75%) target<=20%; strong 1/2; weak 2/2", line
+
+
 def test_overhead_benchmark() -> None:
     line = final_line("overhead.py", "--steps", "10")
     assert re.fullmatch(
