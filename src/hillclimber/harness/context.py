@@ -15,7 +15,13 @@ from hillclimber.harness.handlers import read_text
 from hillclimber.harness.tools import truncate
 from hillclimber.sandbox import APP, Sandbox
 
-NAMED = re.compile(r"(?:/app/)?(?<![\w/.-])[\w][\w./-]*\.[A-Za-z0-9]{1,6}\b|/app/[\w./-]+")
+NAMED = re.compile(
+    r"(?:/app/)?(?<![\w/.-])[\w][\w./-]*\.[A-Za-z0-9]{1,6}\b|/app/[\w./-]+|"
+    r"(?<![\w.:/-])/(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,6}\b"
+)
+"""A path an instruction names: a file name (`report.csv`, `src/x.py`), anything under /app,
+or an absolute path to a file elsewhere (`/tmp/result.json`, `/workspace/out.txt`; not a URL's
+path)."""
 MAX_FILES = 4
 MAX_BYTES = 64_000
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-import shutil
 from dataclasses import dataclass
 
 from hillclimber.harness.checks.base import Check
@@ -38,12 +37,11 @@ from hillclimber.harness.checks.kinds import (
     FileParses,
     FileUnchanged,
 )
+from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.context import FORBID, protected_files
 from hillclimber.harness.handlers import read_text
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
-from hillclimber.sandbox.base import STANDARD_PATH
-from hillclimber.shell.words import read_words
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",
            "set", "insert", "remove", "correct", "patch", "move")  # fmt: skip
@@ -52,11 +50,6 @@ _MAKE = ("write", "writes", "create", "creates", "save", "saves", "store", "prod
 _FORMATS = {".json": "json", ".csv": "csv", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 _SCRIPTS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 _RUN = ("run", "running", "build", "builds", "built", "crashes", "fails", "execute", "compile")
-_MUTATES = frozenset(
-    ("git", "rm", "mv", "cp", "pip", "pip3", "apt", "apt-get", "curl", "wget", "npm", "chmod",
-     "chown", "mkdir", "touch", "tee", "sed", "dd", "ln", "kill", "sudo")
-)  # fmt: skip
-_PLACEHOLDER = re.compile(r"(?<![\w/.-])[A-Z][A-Z_]{2,}(?![\w/.-])")
 _CONTAINING = re.compile(
     r"(?:containing|contains|header(?: line)?|line)\s+(?:exactly\s+|only\s+)?`([^`]+)`", re.I
 )
@@ -129,6 +122,8 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
         found += _changed_files(
             sentence, targets or named, here, protected, named=not targets, keep_rest=keep_rest
         )
+    new_files = {c.path for c in found if isinstance(c, FileExists)}
+    found += meaning_checks(said, sandbox, workdir, new_files)
     return [*found, *_script_outputs(said, here), *_commits(said, here)]
 
 
@@ -145,10 +140,14 @@ def _subject(said: list[Sentence], index: int) -> list[str]:
 
 def _is_named_file(path: str) -> bool:
     """A path that reads as a file name (`report.csv`), not a number (`91.5`) or an
-    abbreviation (`e.g`)."""
+    abbreviation (`e.g`), anywhere a task may put its results (`/app`, `/workspace`, `/tmp`,
+    `/opt/…`: not the kernel's folders)."""
     stem, ext = posixpath.splitext(posixpath.basename(path))
     wordy = any(c.isalpha() for c in ext) and (len(stem) > 1 or len(ext) > 2)
-    return wordy and path.startswith(APP + "/")
+    return wordy and not path.startswith(_KERNEL)
+
+
+_KERNEL = ("/proc/", "/sys/", "/dev/")
 
 
 def _new_files(sentence: Sentence, here: Workspace, written: set[str]) -> list[Check]:
@@ -278,19 +277,4 @@ def _commands(sentence: Sentence) -> list[Check]:
     if not sentence.has(*_RUN):
         return []
     quoted = [*sentence.code, *([sentence.block] if sentence.block else [])]
-    return [CommandSucceeds(c.strip()) for c in quoted if _runnable(c.strip())]
-
-
-def _runnable(command: str) -> bool:
-    """A whole command line (not a placeholder usage like `sum FILE`) that only reads or
-    builds."""
-    if not command or "\n" in command.strip() or _PLACEHOLDER.search(command):
-        return False
-    words = read_words(command.split("&&")[-1])
-    if words is None or not words.args:
-        return False
-    name = words.name
-    if name in _MUTATES:
-        return False
-    first = words.args[0]
-    return first.startswith(("/", "./")) or shutil.which(name, path=STANDARD_PATH) is not None
+    return [CommandSucceeds(c.strip()) for c in quoted if runnable(c.strip())]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import shlex
 import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,7 @@ class FileUnchanged(FileCheck):
 @dataclass(frozen=True)
 class FileEquals(FileCheck):
     """The file holds exactly what `source` held at the start (a copy)."""
+
     strong: ClassVar[bool] = True
 
     source: str
@@ -94,6 +96,7 @@ class FileEquals(FileCheck):
 class FileHasText(FileCheck):
     """The file holds `text`: as a whole line when it is one line, else as a block of lines;
     with `only`, nothing else (blank lines around it aside)."""
+
     strong: ClassVar[bool] = True
 
     text: str
@@ -130,6 +133,7 @@ def _trimmed(lines: list[str]) -> list[str]:
 @dataclass(frozen=True)
 class FileContains(FileCheck):
     """The file holds `text` somewhere (`9090`, `DEBUG=true`)."""
+
     strong: ClassVar[bool] = True
 
     text: str
@@ -271,6 +275,41 @@ class FileHoldsNumber(FileCheck):
         except ValueError:
             return Outcome(False, f"it holds {text.strip()[:40]!r}")
         return Outcome(True)
+
+
+@dataclass(frozen=True)
+class FileHoldsValue(FileCheck):
+    """The file holds one of `values` and nothing else (surrounding blank space aside): a value
+    the harness worked out from the input itself (a count of its words or lines), so that an
+    answer agreeing with it is strong evidence; several values where a reading is open
+    (lines with or without a last newline)."""
+
+    strong: ClassVar[bool] = True
+
+    values: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} holds only {' or '.join(self.values)}"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        return Outcome(text.strip() in self.values, f"it holds {text.strip()[:40]!r}")
+
+
+@dataclass(frozen=True)
+class FileExecutable(FileCheck):
+    """The file may be run as a program (a script the instruction calls executable)."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} is executable"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        found = ctx.sandbox.run(f"test -x {shlex.quote(self.path)}", timeout=10)
+        return Outcome(found.ok, "not executable (chmod +x)")
 
 
 @dataclass(frozen=True)

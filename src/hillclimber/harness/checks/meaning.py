@@ -1,0 +1,174 @@
+"""Checks read from what an instruction says its result is, however it is worded: a count of an
+input file's words or lines (worked out here from the input, so that the answer must agree with
+it), a command it gives as an example with the output it must print, a script it calls
+executable. Each rule reads the sentence's structure (a count phrase naming an input file, a
+quoted command followed by a printing verb and a quoted output), never one task's wording; the
+tests hold several phrasings of each and instructions where each must not fire.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shutil
+from collections.abc import Iterator
+
+from hillclimber.harness.checks.base import Check
+from hillclimber.harness.checks.kinds import CommandSucceeds, FileExecutable, FileHoldsValue
+from hillclimber.harness.checks.text import Sentence
+from hillclimber.harness.handlers import read_text
+from hillclimber.sandbox import Sandbox
+from hillclimber.sandbox.base import STANDARD_PATH
+from hillclimber.shell.words import read_words
+
+_UNITS = {"word": "words", "line": "lines", "character": "characters", "char": "characters",
+          "byte": "bytes"}  # fmt: skip
+_UNIT = r"(?P<unit>words?|lines?|characters?|chars?|bytes?)"
+_PATH = r"`?(?P<path>/?[\w][\w./-]*)`?"
+_COUNT = re.compile(
+    rf"\b(?:count(?:ing)?|number of|how many)\s+(?:the\s+|all\s+)?{_UNIT}\s+"
+    rf"(?:(?:are|are there|there are)\s+)?(?:in|of)\s+(?:the\s+file\s+)?{_PATH}",
+    re.I,
+)
+_HOW_MANY_HAS = re.compile(
+    rf"\bhow many\s+{_UNIT}\s+(?:does|do)\s+(?:the\s+file\s+)?{_PATH}\s+(?:contain|have|hold)",
+    re.I,
+)
+_QUALIFIED = re.compile(
+    r"^\W*(?:that|which|where|with|matching|containing|contain|starting|ending|whose|"
+    r"excluding|except|not|without|per|for each|by|in each)\b",
+    re.I,
+)
+"""Words after the input that narrow what is counted: then the count is not the file's."""
+_NUMBER_ONLY = re.compile(
+    r"\b(?:only|just) the (?:number|count|total)\b|\bthe (?:number|count) only\b|"
+    r"\bnothing else\b|\bno other text\b",
+    re.I,
+)
+_VERB = r"\b(?:write|save|store|put|output|print|record)s?\s+"
+_WRITE_IT = re.compile(
+    rf"{_VERB}(?:only\s+|just\s+)?(?:the|that|this)\s+(?:count|number|answer|result|total)\b"
+    r"(?!\s+of\b)",
+    re.I,
+)
+"""What is written is the answer itself ("save the answer in B", "store the result in B")."""
+_WRITE_COUNT = re.compile(rf"{_VERB}(?:the\s+)?(?:number|count)\s+of\b", re.I)
+"""The count phrase is what is written ("write the number of lines in A to B")."""
+
+_EXAMPLE = re.compile(
+    r"`(?P<command>[^`\n]+)`\s+(?:should\s+|must\s+|will\s+|would\s+)?"
+    r"(?:print|prints|output|outputs|display|displays|show|shows|echo|echoes)\s+"
+    r"(?:exactly\s+|the\s+line\s+)?`(?P<output>[^`\n]+)`",
+    re.I,
+)
+_PLACEHOLDER = re.compile(r"<[^>]+>|\.\.\.|…")
+"""Words standing for a value in an example (`<name>`, `...`); in a command capitals do too
+(`NAME`, `FILE`: `_CAPS`)."""
+
+
+def meaning_checks(
+    said: list[Sentence], sandbox: Sandbox, workdir: str, new_files: set[str]
+) -> list[Check]:
+    """The checks the rules of this module find; `new_files` are the files the instruction
+    makes (not there yet)."""
+    return [
+        *_counts(said, sandbox, new_files),
+        *_examples(said, workdir),
+        *_executables(said, new_files),
+    ]
+
+
+def _counts(said: list[Sentence], sandbox: Sandbox, new_files: set[str]) -> Iterator[Check]:
+    """ "Count the words in A … write only the number to B": B holds A's count, worked out
+    here the ways the words can be read (`wc -w`; lines with or without a last newline)."""
+    for index, sentence in enumerate(said):
+        for match in (*_COUNT.finditer(sentence.text), *_HOW_MANY_HAS.finditer(sentence.text)):
+            if _QUALIFIED.match(sentence.text[match.end() :]):
+                continue
+            source = _resolve(match.group("path"), sentence)
+            text = read_text(sandbox, source) if source else None
+            if text is None:
+                continue
+            output = _number_output(said, index, new_files)
+            values = _count(text, _UNITS[match.group("unit").lower().rstrip("s")])
+            if output is not None and values:
+                yield FileHoldsValue(output, values)
+
+
+def _resolve(written: str, sentence: Sentence) -> str | None:
+    """The sandbox path among the sentence's paths that `written` names."""
+    name = written.rstrip(".,:;")
+    for path in sentence.paths:
+        if path == name or path.endswith("/" + name.lstrip("./")):
+            return path
+    return None
+
+
+def _number_output(said: list[Sentence], index: int, new_files: set[str]) -> str | None:
+    """The one new file that holds only the count, named in the count's sentence or the next
+    one with words that say so: "only the number", "the answer", or the count itself as what
+    is written ("write the number of lines in A to B")."""
+    for sentence in said[index : index + 2]:
+        outputs = [p for p in sentence.paths if p in new_files]
+        if len(outputs) != 1:
+            continue
+        direct = sentence is said[index] and _WRITE_COUNT.search(sentence.text)
+        if _NUMBER_ONLY.search(sentence.text) or direct or _WRITE_IT.search(sentence.text):
+            return outputs[0]
+    return None
+
+
+def _count(text: str, unit: str) -> tuple[str, ...]:
+    if unit == "words":
+        if any(ch.isspace() and ch not in " \t\n\r\f\v" for ch in text):
+            return ()  # whitespace only Unicode calls so: two readings, none sure
+        return (str(len(text.split())),)
+    if unit == "lines":
+        newlines = text.count("\n")
+        lines = len(text.splitlines())
+        return tuple(dict.fromkeys((str(newlines), str(lines))))
+    if unit == "characters":
+        return tuple(dict.fromkeys((str(len(text)), str(len(text.rstrip("\n"))))))
+    return (str(len(text.encode())),)
+
+
+def _examples(said: list[Sentence], workdir: str) -> Iterator[Check]:
+    """ "For example, `./greet.sh Ann` prints `Hello, Ann!`": that command prints that."""
+    for sentence in said:
+        for match in _EXAMPLE.finditer(sentence.text):
+            command, output = match.group("command").strip(), match.group("output").strip()
+            if _CAPS.search(command) or _PLACEHOLDER.search(command + " " + output):
+                continue
+            if runnable(command):
+                yield CommandSucceeds(command, output=output, cwd=workdir)
+
+
+def _executables(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
+    """A file to make that the instruction calls executable must be executable."""
+    for sentence in said:
+        if not sentence.has("executable"):
+            continue
+        for path in sentence.paths:
+            if path in new_files and posixpath.basename(path):
+                yield FileExecutable(path)
+
+
+_MUTATES = frozenset(
+    ("git", "rm", "mv", "cp", "pip", "pip3", "apt", "apt-get", "curl", "wget", "npm", "chmod",
+     "chown", "mkdir", "touch", "tee", "sed", "dd", "ln", "kill", "sudo")
+)  # fmt: skip
+_CAPS = re.compile(r"(?<![\w/.-])[A-Z][A-Z_]{2,}(?![\w/.-])")
+
+
+def runnable(command: str) -> bool:
+    """A whole command line (not a placeholder usage like `sum FILE`) that only reads or
+    builds, whose program is here or a path."""
+    if not command or "\n" in command.strip() or _CAPS.search(command):
+        return False
+    words = read_words(command.split("&&")[-1])
+    if words is None or not words.args:
+        return False
+    if words.name in _MUTATES:
+        return False
+    first = words.args[0]
+    return first.startswith(("/", "./")) or shutil.which(words.name, path=STANDARD_PATH) is not None

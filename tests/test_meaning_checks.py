@@ -1,0 +1,125 @@
+"""Checks read from what the instruction says the result is, however it is worded: each rule on
+several phrasings, and a table of instructions where no rule may fire."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hillclimber.harness.checks import build_checks
+
+from conftest import host_sandbox
+
+DOCUMENT = "one two  three\nfour\tfive\n\nsix\n"  # 6 words, 4 lines, 30 bytes
+
+
+def checks(instruction: str, tmp_path: Path, files: dict[str, str] | None = None) -> list[str]:
+    sandbox, workspace = host_sandbox(tmp_path)
+    for name, text in (files or {"doc.txt": DOCUMENT}).items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text)
+    built = build_checks(instruction, sandbox)
+    return [check.name for check in built.checks if check.strong]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "expected"),
+    [
+        (
+            "Count the words in /app/doc.txt. Write only the number to /app/count.txt.",
+            "/app/count.txt holds only 6",
+        ),
+        (
+            "How many words does /app/doc.txt contain? Save just the number in /app/n.txt.",
+            "/app/n.txt holds only 6",
+        ),
+        (
+            "Write the number of lines in /app/doc.txt to /app/lines.txt.",
+            "/app/lines.txt holds only 4",
+        ),
+        (
+            "How many lines are there in `doc.txt`? Put the answer into /app/answer.txt.",
+            "/app/answer.txt holds only 4",
+        ),
+        (
+            "Find the number of bytes of /app/doc.txt and store the result in /app/size.txt.",
+            "/app/size.txt holds only 30",
+        ),
+    ],
+)
+def test_a_count_of_an_input_file_is_worked_out_from_the_input(
+    instruction: str, expected: str, tmp_path: Path
+) -> None:
+    assert expected in checks(instruction, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("instruction", "expected"),
+    [
+        (
+            "Write a script /app/greet.sh that greets its argument. For example, "
+            "`bash /app/greet.sh Ann` prints `Hello, Ann!`.",
+            "`bash /app/greet.sh Ann` succeeds and prints 'Hello, Ann!'",
+        ),
+        (
+            "Create /app/calc.py. Running it as `python3 /app/calc.py 2 3` should print `5`.",
+            "`python3 /app/calc.py 2 3` succeeds and prints '5'",
+        ),
+        (
+            "Write /app/up.sh so that `sh /app/up.sh abc` outputs `ABC` and nothing else.",
+            "`sh /app/up.sh abc` succeeds and prints 'ABC'",
+        ),
+    ],
+)
+def test_a_command_given_as_an_example_must_print_its_stated_output(
+    instruction: str, expected: str, tmp_path: Path
+) -> None:
+    assert expected in checks(instruction, tmp_path)
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Write an executable script /app/run.sh that prints the date.",
+        "Create /app/tool.py and make it executable.",
+        "/app/deploy.sh must be executable; write it so that it echoes done.",
+    ],
+)
+def test_a_script_called_executable_must_be_executable(instruction: str, tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path)
+    built = build_checks(instruction, sandbox)
+    assert any(check.name.endswith(" is executable") for check in built.checks)
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        # a narrowed count is not the file's count
+        "Count the lines in /app/doc.txt that contain `two`. Write only the number to /app/c.txt.",
+        "Count the words in /app/doc.txt per line and write only the numbers to /app/c.txt.",
+        # the output holds more than the number
+        "Count the words in /app/doc.txt and write a report to /app/r.txt with the count and "
+        "the longest word.",
+        # a count of something the file does not hold as words or lines
+        "Count the errors in /app/doc.txt. Write only the number to /app/c.txt.",
+        # no output file for it
+        "Count the words in /app/doc.txt and tell me.",
+        # two outputs: which one holds it is not said
+        "Write the number of lines in /app/doc.txt to /app/a.txt and /app/b.txt.",
+        # an example with a placeholder, and one of an exit status
+        "Write /app/greet.sh; `bash /app/greet.sh NAME` prints `Hello, NAME!`.",
+        "Write /app/check.sh; `bash /app/check.sh` returns `0` when all is well.",
+        # a command that changes things is never run as a check
+        "Fix the repo so that `git commit -m x` prints `1 file changed`.",
+        # a file already there is not a new script to make executable
+        "The existing /app/doc.txt is not executable; leave it so.",
+    ],
+)
+def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: Path) -> None:
+    sandbox, workspace = host_sandbox(tmp_path)
+    (workspace / "doc.txt").write_text(DOCUMENT)
+    built = build_checks(instruction, sandbox)
+    fired = [c.name for c in built.checks if "holds only" in c.name or "prints" in c.name]
+    fired += [c.name for c in built.checks if c.name.endswith(" is executable")]
+    assert fired == []
