@@ -124,3 +124,11 @@ def test_a_conclusive_pass_ends_at_once() -> None:
     with pytest.raises(LoopEnd) as ended:
         gate.finalize("task_complete")
     assert ended.value.exit is LoopExit.VERIFIED
+
+
+def test_writing_the_same_result_again_confirms_it(tmp_path: Path) -> None:
+    """Shown its result, the model writes it again unchanged: that is its answer."""
+    same = write("/app/total.txt", "3+4+5\n")
+    outcome, model = run_agent(tmp_path, "fm", [same, DONE, same])
+    assert outcome.info["loop_exit"] == "confirmed"
+    model.assert_complete()

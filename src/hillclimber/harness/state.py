@@ -154,7 +154,7 @@ class LoopState:
             self.turns_since_success += 1
         if call.name in WRITES:
             self.last_write_failed = not result.success
-        if result.success and call.name in ACTING_TOOLS:
+        if result.success and call.name in ACTING_TOOLS and not result.metadata.get("unchanged"):
             self.weak_shown = False  # what it was shown may have changed
         signature = call.signature()
         self.repeats = self.repeats + 1 if signature == self.last_signature else 1
