@@ -95,6 +95,18 @@ class TurnView:
     max_turns: int = 1
 
 
+def harness_notes(view: TurnView) -> tuple[tuple[str, str], ...]:
+    """The turn's feedback (a verification that failed, a refusal, a weak pass to judge), the
+    progress of the checks and the hint, as (label, text) for a conversation to show after its
+    last output."""
+    notes = [("", line) for line in view.feedback]
+    if view.progress:
+        notes.append(("Progress: ", view.progress))
+    if view.hint:
+        notes.append(("Hint: ", view.hint))
+    return tuple(notes)
+
+
 @dataclass
 class MicroPrompter:
     budget: PromptBudget
@@ -188,6 +200,9 @@ class ConversationPrompter:
     """(assistant answer, observation) per turn."""
     compacted: str = ""
     keep_full: int = 2
+    notes: tuple[tuple[str, str], ...] = ()
+    """What the harness says this turn (the view's feedback, progress and hint: (label,
+    text)), after the latest observation where it does not already say it."""
 
     @property
     def can_shrink(self) -> bool:
@@ -218,10 +233,15 @@ class ConversationPrompter:
             if index in older:
                 observation = cut_middle(observation, 300)
             messages.append(Message(role="user", content=observation))
+        last = messages[-1]
+        said = [label + text for label, text in self.notes if text not in last.content]
+        if said:
+            messages[-1] = Message(role="user", content=last.content + "\n\n" + "\n".join(said))
         return messages
 
     def build(self, view: TurnView) -> list[Message]:
         self.tools = view.tools
+        self.notes = harness_notes(view)
         if not self.trim:
             messages = self._messages(self.turns, frozenset())
             if self.budget.tokens(messages) > self.budget.limit:

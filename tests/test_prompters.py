@@ -1,0 +1,54 @@
+"""Every prompter shows the model what the harness says this turn: a failed verification, a
+weak pass to judge, the checks' progress, the hint. (The conversation prompter once dropped
+them, so `full` never saw "Verification failed".)"""
+
+from __future__ import annotations
+
+import pytest
+
+from hillclimber.harness.budget import PromptBudget
+from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter, TurnView
+from hillclimber.harness.tools import tool_list
+from hillclimber.models import ModelProfile
+
+PROFILE = ModelProfile(name="roomy", context_window=4096, supports_constraint=False)
+TOOLS = tool_list(["write_file", "run_command", "task_complete"])
+FEEDBACK = "Verification failed (acceptance checks 1/2): the task is NOT done."
+PROGRESS = "acceptance checks 1/2 passing"
+HINT = "Read a file before you copy it."
+
+
+def micro() -> MicroPrompter:
+    return MicroPrompter(PromptBudget(PROFILE, answer_tokens=128), local_paths=False)
+
+
+def conversation(trim: bool) -> ConversationPrompter:
+    budget = PromptBudget(PROFILE, answer_tokens=128)
+    return ConversationPrompter(
+        budget, local_paths=False, instruction="Write hello.txt.", tools=TOOLS, trim=trim
+    )
+
+
+@pytest.mark.parametrize(
+    "make", [micro, lambda: conversation(True), lambda: conversation(False)],
+    ids=["micro", "conversation", "plain conversation"],
+)  # fmt: skip
+@pytest.mark.parametrize("turns", [0, 2])
+def test_what_the_harness_says_reaches_the_prompt(make: object, turns: int) -> None:
+    prompter = make()  # type: ignore[operator]
+    if isinstance(prompter, ConversationPrompter):
+        for n in range(turns):
+            prompter.record(
+                f'{{"name": "run_command", "arguments": {{"command": "ls {n}"}}}}', "ok"
+            )
+    view = TurnView(
+        instruction="Write hello.txt.",
+        tools=TOOLS,
+        history=[],
+        feedback=[FEEDBACK],
+        progress=PROGRESS,
+        hint=HINT,
+    )
+    prompt = "\n".join(message.content for message in prompter.build(view))
+    for said in (FEEDBACK, PROGRESS, HINT):
+        assert said in prompt
