@@ -123,3 +123,66 @@ def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: P
     fired = [c.name for c in built.checks if "holds only" in c.name or "prints" in c.name]
     fired += [c.name for c in built.checks if c.name.endswith(" is executable")]
     assert fired == []
+
+
+PEOPLE = 'id,name,city\n1,Ann,"Oslo, NO"\n2,Bo,Rome\n'
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Convert /app/people.csv to /app/people.json: a JSON array with one object per data row, "
+        "the header's column names as keys.",
+        "Write /app/people.json, a list of objects, one for each row of /app/people.csv; the "
+        "field names come from the header.",
+        "Turn `people.csv` into JSON at /app/people.json. Use one object per row and use the "
+        "header's names as the keys.",
+    ],
+)
+def test_a_table_turned_into_json_objects_has_its_rows_and_header_keys(
+    instruction: str, tmp_path: Path
+) -> None:
+    found = checks(instruction, tmp_path, {"people.csv": PEOPLE})
+    assert "/app/people.json is a JSON array of 2 objects with keys id, name, city" in found
+
+
+FOLDER = {"a.txt": "", "b/c.txt": "", ".hidden": ""}
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "List the contents of the directory /app into /app/listing.txt, one name per line, "
+        "leaving out hidden entries.",
+        "Write the names of the files in /app to /app/names.txt, one name per line. "
+        "List the entries of /app only, not hidden ones.",
+        "list the files and folders in /app into /app/out.txt, one entry on each line "
+        "(no hidden files).",
+    ],
+)
+def test_a_listing_of_a_folder_holds_its_entries(instruction: str, tmp_path: Path) -> None:
+    found = checks(instruction, tmp_path, FOLDER)
+    assert any(name.endswith("lists the 2 names, one per line") for name in found), found
+
+
+@pytest.mark.parametrize(
+    ("instruction", "files"),
+    [
+        # the objects' keys are not the header's
+        ("Convert /app/people.csv to /app/people.json, one object per row with keys `who` and "
+         "`where`.", {"people.csv": PEOPLE}),
+        # not one object per row
+        ("Convert /app/people.csv to /app/people.json grouped by city, with the header's "
+         "names as keys.", {"people.csv": PEOPLE}),
+        # a listing of everything below, or of hidden files in a way not read
+        ("List the contents of /app recursively into /app/all.txt, one name per line.", FOLDER),
+        ("List the files in /app into /app/l.txt, one name per line, as `ls -a` does.", FOLDER),
+        # a listing without one name per line
+        ("List the contents of /app into /app/l.txt as a JSON array.", FOLDER),
+    ],
+)  # fmt: skip
+def test_no_table_or_listing_rule_fires_where_it_should_not(
+    instruction: str, files: dict[str, str], tmp_path: Path
+) -> None:
+    found = checks(instruction, tmp_path, files)
+    assert not [name for name in found if "JSON array of" in name or " lists the " in name]

@@ -278,28 +278,6 @@ class FileHoldsNumber(FileCheck):
 
 
 @dataclass(frozen=True)
-class FileHoldsValue(FileCheck):
-    """The file holds one of `values` and nothing else (surrounding blank space aside): a value
-    the harness worked out from the input itself (a count of its words or lines), so that an
-    answer agreeing with it is strong evidence; several values where a reading is open
-    (lines with or without a last newline)."""
-
-    strong: ClassVar[bool] = True
-
-    values: tuple[str, ...]
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} holds only {' or '.join(self.values)}"
-
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
-        return Outcome(text.strip() in self.values, f"it holds {text.strip()[:40]!r}")
-
-
-@dataclass(frozen=True)
 class FileExecutable(FileCheck):
     """The file may be run as a program (a script the instruction calls executable)."""
 

@@ -8,16 +8,19 @@ tests hold several phrasings of each and instructions where each must not fire.
 
 from __future__ import annotations
 
+import csv
+import io
 import posixpath
 import re
 import shutil
 from collections.abc import Iterator
 
 from hillclimber.harness.checks.base import Check
-from hillclimber.harness.checks.kinds import CommandSucceeds, FileExecutable, FileHoldsValue
+from hillclimber.harness.checks.derived import FileHasRecords, FileHoldsValue, FileListsNames
+from hillclimber.harness.checks.kinds import CommandSucceeds, FileExecutable
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.harness.handlers import read_text
-from hillclimber.sandbox import Sandbox
+from hillclimber.sandbox import OutsideSandbox, Sandbox
 from hillclimber.sandbox.base import STANDARD_PATH
 from hillclimber.shell.words import read_words
 
@@ -73,6 +76,8 @@ def meaning_checks(
     makes (not there yet)."""
     return [
         *_counts(said, sandbox, new_files),
+        *_records(said, sandbox, new_files),
+        *_listings(said, sandbox, new_files),
         *_examples(said, workdir),
         *_executables(said, new_files),
     ]
@@ -130,6 +135,92 @@ def _count(text: str, unit: str) -> tuple[str, ...]:
     if unit == "characters":
         return tuple(dict.fromkeys((str(len(text)), str(len(text.rstrip("\n"))))))
     return (str(len(text.encode())),)
+
+
+_TABLE = (".csv", ".tsv")
+_ROW_OBJECTS = re.compile(
+    r"\b(?:array|list) of (?:json )?objects\b|\bone (?:json )?object (?:per|for each|for every) "
+    r"(?:data )?(?:row|record|line)\b",
+    re.I,
+)
+_HEADER_KEYS = re.compile(
+    r"\bheader(?:'s)?\b[^.]*\b(?:as|are the) (?:the )?(?:keys|field names|property names)\b|"
+    r"\b(?:keys|field names)\b[^.]*\b(?:from|of|in) the header\b",
+    re.I,
+)
+
+
+def _records(said: list[Sentence], sandbox: Sandbox, new_files: set[str]) -> Iterator[Check]:
+    """A table (CSV, TSV) turned into a new JSON file of one object per row: as many objects
+    as the table has data rows, and — where the instruction says the header names the keys —
+    those keys."""
+    text = _flat(said)
+    if not _ROW_OBJECTS.search(text):
+        return
+    tables = [p for s in said for p in s.paths if p.endswith(_TABLE) and p not in new_files]
+    named = dict.fromkeys(p for s in said for p in s.paths)
+    outputs = [p for p in named if p.endswith(".json") and p in new_files]
+    if len(set(tables)) != 1 or len(outputs) != 1:
+        return
+    table = read_text(sandbox, tables[0])
+    if table is None:
+        return
+    delimiter = "\t" if tables[0].endswith(".tsv") else ","
+    rows = [row for row in csv.reader(io.StringIO(table), delimiter=delimiter) if row]
+    if len(rows) < 2 or len(set(rows[0])) != len(rows[0]):
+        return
+    keys = tuple(rows[0]) if _HEADER_KEYS.search(text) else ()
+    if keys:
+        yield FileHasRecords(outputs[0], keys, len(rows) - 1)
+
+
+_LIST = re.compile(
+    r"\b(?:list|write\s+(?:out\s+)?the\s+names\s+of)\s+(?:all\s+)?(?:the\s+)?"
+    r"(?:contents|entries|files and folders|names|files)\s+"
+    r"(?:of|in)\s+(?:the\s+)?(?:directory|folder)?\s*`?(?P<dir>/[\w./-]*)`?",
+    re.I,
+)
+_PER_LINE = re.compile(r"\bone (?:name|entry|file|item) (?:per|a|on each) line\b", re.I)
+_DEEP = re.compile(r"\brecursive(?:ly)?\b|\bsub-?(?:folder|director)(?:y|ies|s)? too\b", re.I)
+_HIDDEN = re.compile(r"\bhidden\b|\bdot ?files?\b|\bls -a\b", re.I)
+_NOT_HIDDEN = re.compile(
+    r"\b(?:not|no|without|except|excluding|leav(?:e|ing) out|skip(?:ping)?|ignor(?:e|ing)|"
+    r"omit(?:ting)?)\b[^.]*\bhidden\b",
+    re.I,
+)
+
+
+def _listings(said: list[Sentence], sandbox: Sandbox, new_files: set[str]) -> Iterator[Check]:
+    """ "List the contents of the folder D into F, one name per line": F holds D's entries as
+    they are now, in any order (hidden ones only where the instruction says, the listing
+    file itself either way)."""
+    text = _flat(said)
+    if not _PER_LINE.search(text) or _DEEP.search(text):
+        return
+    for sentence in said:
+        match = _LIST.search(sentence.text)
+        outputs = [p for p in sentence.paths if p in new_files]
+        if match is None or len(outputs) != 1:
+            continue
+        folder = posixpath.normpath(match.group("dir"))
+        try:
+            names = sandbox.listdir(folder)
+        except (OSError, OutsideSandbox):
+            continue
+        hidden = [n for n in names if n.startswith(".")]
+        shown = [n for n in names if not n.startswith(".")]
+        listed = posixpath.basename(outputs[0])
+        optional: tuple[str, ...] = (listed,) if posixpath.dirname(outputs[0]) == folder else ()
+        if hidden and not _NOT_HIDDEN.search(text):
+            if _HIDDEN.search(text):
+                continue  # hidden ones asked for in a way not read here
+            optional += tuple(hidden)
+        yield FileListsNames(outputs[0], tuple(shown), optional)
+
+
+def _flat(said: list[Sentence]) -> str:
+    """The whole instruction on one line (its sentences wrap where its author broke lines)."""
+    return " ".join(" ".join(s.text.split()) for s in said)
 
 
 def _examples(said: list[Sentence], workdir: str) -> Iterator[Check]:
