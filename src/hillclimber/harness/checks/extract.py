@@ -197,7 +197,7 @@ def _changed_files(
     checks: list[Check] = []
     if not sentence.has(*_CHANGE):
         return checks
-    pairs = _FROM_TO.findall(sentence.text)
+    pairs = _value_pairs(sentence.text)
     for path in dict.fromkeys(targets):
         if path in protected or not here.is_file(path):
             continue
@@ -217,6 +217,23 @@ def _changed_files(
         if posixpath.splitext(path)[1] == ".c" and not named:
             checks.append(CommandSucceeds(f"gcc -fsyntax-only {path}"))
     return checks
+
+
+def _value_pairs(text: str) -> list[tuple[str, str]]:
+    """The "A to B" of a sentence that are changes of a value: "from A to B", two quoted
+    values (`DEBUG=false` to `DEBUG=true`), or two values that look like settings (a digit, `=`,
+    `:`, `/`, `.`) — never two plain words ("needs to fix", "want to identify")."""
+    pairs = []
+    for match in _FROM_TO.finditer(text):
+        old, new = match.group(1), match.group(2)
+        said_from = re.search(r"\bfrom\s*$", text[: match.start()], re.I) is not None
+        quoted = match.group(0).startswith("`") and match.group(0).endswith("`")
+        if said_from or quoted or (_VALUE.search(old) and _VALUE.search(new)):
+            pairs.append((old, new))
+    return pairs
+
+
+_VALUE = re.compile(r"[\d=:/.]")
 
 
 def _quoted_content(sentence: Sentence, path: str) -> list[Check]:
