@@ -225,3 +225,25 @@ def test_run_works_on_the_folder_and_ends_on_its_own_checks(
     trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
     assert trial["exit_reason"] == ends and trial["feedback"] == "self"
     assert trial["agent_info"]["checks_model_calls"] == 0
+
+
+def test_run_with_weak_checks_only_is_never_verified_self(tmp_path: Path) -> None:
+    """Its only check says the file is there: any content passes it, so `run` cannot vouch for
+    it — the model confirms what it was shown, and the run ends `unverified`."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    (folder / "numbers.txt").write_text("3\n4\n5\n")
+    script = tmp_path / "answers.json"
+    done = call("task_complete")
+    script.write_text(
+        json.dumps([call("write_file", path="total.txt", content="12\n"), done, done])
+    )
+    result = hc(
+        "run", "Write the sum of the numbers in numbers.txt to total.txt.", "--model",
+        f"scripted:{script}", "--preset", "fm", "--set", "checks.propose=false",
+        "--set", "planner=false", cwd=folder,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
+    assert trial["agent_info"]["loop_exit"] == "confirmed"
+    assert trial["exit_reason"] == "unverified" and "weak checks only" in trial["message"]

@@ -172,7 +172,8 @@ def _run_phases(
         conclusive = evaluation.passed and evaluation.conclusive
         result.exit_reason = ExitReason.VERIFIED_SELF if conclusive else ExitReason.UNVERIFIED
         weak = " (weak checks only: they cannot tell whether the content is right)"
-        result.message = result.message or evaluation.summary() + ("" if conclusive else weak)
+        said = weak if evaluation.passed and not conclusive else ""
+        result.message = result.message or evaluation.summary() + said
     else:
         result.exit_reason = ExitReason.UNVERIFIED
         ended = result.agent_info.get("loop_exit", "the agent stopped")
