@@ -326,6 +326,7 @@ class Run:
     """Run again the finished trials that ended in an error (`RETRIED`)."""
     invalid_tasks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    _in_image: dict[str, bool] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self.run_dir = self.run_dir.resolve()
@@ -354,11 +355,14 @@ class Run:
 
     def _sandbox_for(self, task: Task) -> SandboxKind:
         """The run's sandbox, or the task's image where the run may build images and the task
-        cannot be laid out without one."""
+        cannot be laid out without one (decided once per task: the specs are asked for again
+        as each trial ends)."""
         kind = SandboxKind(self.config.sandbox)
-        if self.config.images and kind is not SandboxKind.CONTAINER and needs_image(task):
-            return SandboxKind.CONTAINER
-        return kind
+        if not self.config.images or kind is SandboxKind.CONTAINER:
+            return kind
+        if task.id not in self._in_image:
+            self._in_image[task.id] = needs_image(task)
+        return SandboxKind.CONTAINER if self._in_image[task.id] else kind
 
     def _retried(self, done: TrialResult) -> bool:
         return self.retry_errors and done.exit_reason in RETRIED
