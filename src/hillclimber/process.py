@@ -49,6 +49,15 @@ class ProcessResult:
         return join_output(self.stdout, self.stderr)
 
 
+TAIL_LINES = 20
+"""How much of a failed step's output its error keeps (a setup step, an image build)."""
+
+
+def last_lines(text: str, count: int = TAIL_LINES) -> str:
+    """The last `count` lines of `text`: where a failed command says why."""
+    return "\n".join(text.rstrip().splitlines()[-count:])
+
+
 def join_output(stdout: str, stderr: str) -> str:
     """stdout then stderr, as a person at a terminal would see them."""
     if stdout and stderr:

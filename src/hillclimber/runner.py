@@ -205,7 +205,7 @@ def _set_up_image(
 ) -> tuple[Sandbox, str]:
     """The task's image, built by the engine (or found built), with a layer of the trial's
     own; what was built and which base stood in go into the result."""
-    needs = image_needs(spec.task) + verifier_needs(spec.task, in_image=True)
+    needs = image_needs(spec.task)
     if needs:
         raise Unsupported(needs)
     sandbox, image = held.enter_context(

@@ -120,7 +120,7 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
 
     def _in_image(self, task: Task) -> tuple[Sandbox, str]:
         """The task's image with a layer of this trial's own, held until `stop`."""
-        needs = image_needs(task) + verifier_needs(task, in_image=True)
+        needs = image_needs(task)
         if needs:
             raise Unsupported(needs)
         sandbox, image = self._held.enter_context(image_sandbox(task, self._root))

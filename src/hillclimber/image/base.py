@@ -20,7 +20,7 @@ from pathlib import Path
 from hillclimber import paths
 from hillclimber.errors import SetupError
 from hillclimber.image.engine import ENGINE_ENV, Podman
-from hillclimber.process import run_process
+from hillclimber.process import last_lines, run_process
 from hillclimber.sandbox.base import STANDARD_PATH
 
 SUITE = "bookworm"
@@ -61,7 +61,8 @@ def base_image(engine: Podman, flavour: str) -> str:
     """The local base of that flavour, made the first time it is asked for (one process at a
     time: the others wait for it)."""
     tag = f"localhost/hillclimber/base:{NAME}-{flavour}-{_settings_hash()}"
-    if engine.exists(tag):
+    if tag in _ready or engine.exists(tag):
+        _ready.add(tag)
         return tag
     below = base_image(engine, "plain") if flavour == "python" else None
     lock_path = paths.home() / "images" / "base.lock"
@@ -70,7 +71,12 @@ def base_image(engine: Podman, flavour: str) -> str:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not engine.exists(tag):
             _make(engine, tag, below)
+    _ready.add(tag)
     return tag
+
+
+_ready: set[str] = set()
+"""Bases this process has seen made: every trial of a run asks for its base again."""
 
 
 def _settings_hash() -> str:
@@ -98,7 +104,7 @@ def _make(engine: Podman, tag: str, below: str | None) -> None:
             (context / "Dockerfile").write_text(_PLAIN.format(raw=raw, path=STANDARD_PATH))
         result = engine.run("build", "--network", "host", "-t", tag, str(context), timeout=900)
         if not result.ok:
-            raise SetupError(f"could not make the local base {tag}:\n{_tail(result.output)}")
+            raise SetupError(f"could not make the local base {tag}:\n{last_lines(result.output)}")
 
 
 def _bootstrap(engine: Podman, work: Path) -> str:
@@ -119,10 +125,6 @@ def _bootstrap(engine: Podman, work: Path) -> str:
         env=ENGINE_ENV,
     )
     if not result.ok:
-        raise SetupError(f"mmdebstrap could not make a {NAME} root:\n{_tail(result.output)}")
+        raise SetupError(f"mmdebstrap could not make a {NAME} root:\n{last_lines(result.output)}")
     engine.import_tar(tar, raw)
     return raw
-
-
-def _tail(text: str, lines: int = 20) -> str:
-    return "\n".join(text.rstrip().splitlines()[-lines:])

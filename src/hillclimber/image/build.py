@@ -22,11 +22,11 @@ from pathlib import Path
 from hillclimber.errors import SetupError, TaskLoadError
 from hillclimber.image.base import NAME, base_image, flavour_for
 from hillclimber.image.engine import ImageConfig, Podman
+from hillclimber.process import last_lines
 from hillclimber.setup.dockerfile import parse_dockerfile
 from hillclimber.setup.instructions import Dockerfile
 from hillclimber.task import Task
 
-OUTPUT_TAIL_LINES = 20
 _NO_DOCKERFILE = "FROM {base}\nWORKDIR /app\n"
 """What a task without a Dockerfile gets: the plain base with its files at /app."""
 
@@ -184,8 +184,8 @@ def _build(
     else:
         problem = _failed_step(result.output, text, dockerfile)
     # the engine's own last line only repeats the step: the step's output ends the message
-    lines = [ln for ln in result.output.rstrip().splitlines() if not _ENGINE_ERROR.match(ln)]
-    tail = "\n".join(lines[-OUTPUT_TAIL_LINES:])
+    lines = [ln for ln in result.output.splitlines() if not _ENGINE_ERROR.match(ln)]
+    tail = last_lines("\n".join(lines))
     raise SetupError(f"{problem}\n{tail}".rstrip())
 
 

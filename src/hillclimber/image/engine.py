@@ -31,24 +31,17 @@ class ImageConfig:
     id: str
     env: dict[str, str]
     workdir: str
-    user: str
 
 
 class Podman:
     """podman as root, with storage on this machine (`/var/lib/containers`)."""
 
-    name = "podman"
-
     def __init__(self, binary: str) -> None:
         self.binary = binary
 
-    def run(self, *args: str, timeout: float = 120, stdin: bytes | None = None) -> ProcessResult:
+    def run(self, *args: str, timeout: float = 120) -> ProcessResult:
         return run_process(
-            [self.binary, *args],
-            timeout=timeout,
-            env=ENGINE_ENV,
-            stdin=stdin,
-            output_cap=4 << 20,
+            [self.binary, *args], timeout=timeout, env=ENGINE_ENV, output_cap=4 << 20
         )
 
     def exists(self, image: str) -> bool:
@@ -73,7 +66,6 @@ class Podman:
             id=data["Id"],
             env=env,
             workdir=config.get("WorkingDir") or "/",
-            user=config.get("User") or "",
         )
 
     def mount(self, image: str) -> Path:

@@ -32,10 +32,10 @@ class Placement:
 
 
 def image_needs(task: Task) -> list[str]:
-    """Why the task's image cannot run here whatever is built (empty: it may)."""
-    if task.environment.gpus:
-        return [f"{task.environment.gpus} GPU(s): none here"]
-    return []
+    """Why the task cannot run in its image here whatever is built (empty: it may): a GPU it
+    asks for, or tests that cannot run even there."""
+    gpus = [f"{task.environment.gpus} GPU(s): none here"] if task.environment.gpus else []
+    return gpus + verifier_needs(task, in_image=True)
 
 
 def needs_image(task: Task) -> bool:
@@ -53,7 +53,7 @@ def place(task: Task, engine: Podman | str, *, build: bool = False) -> Placement
         return Placement("no", tests) if tests else Placement("bwrap")
     if isinstance(engine, str):
         return Placement("no", [*host_needs, f"no image can be built: {engine}"])
-    needs = image_needs(task) + verifier_needs(task, in_image=True)
+    needs = image_needs(task)
     if needs:
         return Placement("no", needs)
     if not build:

@@ -12,12 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hillclimber.errors import SetupError, Unsupported
+from hillclimber.process import last_lines
 from hillclimber.sandbox.base import OutsideSandbox, Sandbox
 from hillclimber.sandbox.host import copy_file
 from hillclimber.setup.plan import CopyStep, EnvironmentPlan, MakeDirStep, RunStep, Step
-
-OUTPUT_TAIL_LINES = 20
-"""How much of a failed step's output goes into its error."""
 
 
 @dataclass(frozen=True)
@@ -88,7 +86,7 @@ def _run(step: RunStep, sandbox: Sandbox, remaining: float) -> None:
     result = sandbox.run(step.command, timeout=remaining, cwd=step.cwd, env=step.env)
     if result.ok:
         return
-    tail = "\n".join(result.output.rstrip().splitlines()[-OUTPUT_TAIL_LINES:])
+    tail = last_lines(result.output)
     if result.timed_out:
         problem = f"timed out after {result.duration_sec:.0f}s (the setup time limit)"
     else:
