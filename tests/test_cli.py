@@ -193,6 +193,20 @@ def call(name: str, **arguments: str) -> str:
     return json.dumps({"name": name, "arguments": arguments})
 
 
+def run_writing(
+    folder: Path, instruction: str, path: str, content: str
+) -> subprocess.CompletedProcess[str]:
+    """`hillclimber run` in `folder` with a scripted model (fm, no planner, no proposals) that
+    writes `content` to `path`, then says it is done twice."""
+    script = folder.parent / "answers.json"
+    done = call("task_complete")
+    script.write_text(json.dumps([call("write_file", path=path, content=content), done, done]))
+    return hc(
+        "run", instruction, "--model", f"scripted:{script}", "--preset", "fm",
+        "--set", "checks.propose=false", "--set", "planner=false", cwd=folder,
+    )  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("content", "ends"),
     [("Hello, world!\n", "verified_self"), ("Hello world\n", "unverified")],
@@ -207,15 +221,7 @@ def test_run_works_on_the_folder_and_ends_on_its_own_checks(
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "notes.md").write_text("mine\n")
-    script = tmp_path / "answers.json"
-    done = call("task_complete")
-    script.write_text(
-        json.dumps([call("write_file", path="hello.txt", content=content), done, done])
-    )
-    result = hc(
-        "run", HELLO_INSTRUCTION, "--model", f"scripted:{script}", "--preset", "fm",
-        "--set", "checks.propose=false", "--set", "planner=false", cwd=folder,
-    )  # fmt: skip
+    result = run_writing(folder, HELLO_INSTRUCTION, "hello.txt", content)
     assert result.returncode == 0, result.stderr
     assert "acceptance checks made: 2" in result.stdout
     assert "/app/hello.txt has only the line 'Hello, world!'" in result.stdout
@@ -233,16 +239,8 @@ def test_run_with_weak_checks_only_is_never_verified_self(tmp_path: Path) -> Non
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "numbers.txt").write_text("3\n4\n5\n")
-    script = tmp_path / "answers.json"
-    done = call("task_complete")
-    script.write_text(
-        json.dumps([call("write_file", path="total.txt", content="12\n"), done, done])
-    )
-    result = hc(
-        "run", "Write the sum of the numbers in numbers.txt to total.txt.", "--model",
-        f"scripted:{script}", "--preset", "fm", "--set", "checks.propose=false",
-        "--set", "planner=false", cwd=folder,
-    )  # fmt: skip
+    instruction = "Write the sum of the numbers in numbers.txt to total.txt."
+    result = run_writing(folder, instruction, "total.txt", "12\n")
     assert result.returncode == 0, result.stderr
     trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
     assert trial["agent_info"]["loop_exit"] == "confirmed"
