@@ -2,6 +2,7 @@
 wrong work through?
 
     python benchmarks/checks.py [--suite mini | --dataset PATH] [--tasks a,b] [--model local]
+                                [--names]
     python benchmarks/checks.py --run runs/<run-id> [--run runs/<other>]
 
 Checks of tasks: every task is set up as a trial would be (in its image where it needs one), the
@@ -46,20 +47,24 @@ from hillclimber.models import make_model
 from hillclimber.results import TrialResult, read_trial
 from hillclimber.sandbox import HOST_KINDS, SandboxKind, pick_sandbox_kind
 from hillclimber.task import Task
+from hillclimber.verify.verifier import STRENGTHS, Strength
 
 
 @dataclass
 class Measured:
     made: int
-    kept: list[tuple[str, bool]]
-    """(kind, strong) of each kept goal check."""
+    names: list[str]
+    """The name of each kept goal check that is not weak."""
+    kept: list[tuple[str, Strength]]
+    """(kind, strength) of each kept goal check."""
     sound_goal: bool | None = None
     """None: no reference solution to judge with."""
     unsound: list[str] = field(default_factory=list)
 
     @property
-    def strong(self) -> bool:
-        return any(strong for _, strong in self.kept)
+    def strength(self) -> Strength:
+        """Of the strongest kept goal check (weak when none)."""
+        return STRENGTHS[max((STRENGTHS.index(s) for _, s in self.kept), default=0)]
 
 
 def measure(task: Task, root: Path, kind: SandboxKind, proposer: ModelProposer | None) -> Measured:
@@ -68,8 +73,9 @@ def measure(task: Task, root: Path, kind: SandboxKind, proposer: ModelProposer |
         if prepared.notes and "empty workspace" in prepared.notes[0]:
             raise HillclimberError(prepared.notes[0])
         built = build_checks(task.instruction, prepared.sandbox, prepared.workdir, propose=proposer)
-        kept = [(type(c).__name__, c.strong) for c in built.checks if c.goal]
-        measured = Measured(made=len(built.checks) + len(built.dropped), kept=kept)
+        kept = [(type(c).__name__, c.strength) for c in built.checks if c.goal]
+        names = [c.name for c in built.checks if c.goal and c.strength != "weak"]
+        measured = Measured(len(built.checks) + len(built.dropped), names, kept)
         if task.has_solution:
             _judge_with_solution(task, root, prepared.sandbox, prepared.workdir, built, measured)
     return measured
@@ -108,14 +114,16 @@ def tasks_main(args: argparse.Namespace) -> None:
                 continue
         measured[task.id] = found
         print(f"  {task.id}: {_task_line(found)}")
+        if args.names:
+            print("".join(f"    {name}\n" for name in found.names), end="")
     _print_kinds(measured)
     print(_totals(measured, len(tasks)))
 
 
 def _task_line(found: Measured) -> str:
-    kinds = ", ".join(f"{name}{'*' if strong else ''}" for name, strong in found.kept) or "none"
+    kinds = ", ".join(f"{name}{_MARK[strength]}" for name, strength in found.kept) or "none"
     line = f"made {found.made}, kept goal checks {len(found.kept)} ({kinds})"
-    line += f", strong: {'yes' if found.strong else 'no'}"
+    line += f", strongest: {found.strength}"
     if found.sound_goal is not None:
         line += f", sound and informative: {'yes' if found.sound_goal else 'no'}"
     if found.unsound:
@@ -123,27 +131,32 @@ def _task_line(found: Measured) -> str:
     return line
 
 
+_MARK: dict[Strength, str] = {"weak": "", "form": "+", "value": "*"}
+
+
 def _print_kinds(measured: dict[str, Measured]) -> None:
-    """How often each kind of goal check was kept (* strong), and in how many tasks."""
-    fired: Counter[tuple[str, bool]] = Counter()
-    tasks: Counter[tuple[str, bool]] = Counter()
+    """How often each kind of goal check was kept, and in how many tasks."""
+    fired: Counter[tuple[str, Strength]] = Counter()
+    tasks: Counter[tuple[str, Strength]] = Counter()
     for found in measured.values():
         fired.update(found.kept)
         tasks.update(set(found.kept))
-    print("kinds of goal checks kept (* strong): kind, checks, tasks")
-    for (name, strong), count in fired.most_common():
-        print(f"  {name}{'*' if strong else ''}: {count}, {tasks[(name, strong)]}")
+    print("kinds of goal checks kept (* value, + form, else weak): kind, checks, tasks")
+    for (name, strength), count in fired.most_common():
+        print(f"  {name}{_MARK[strength]}: {count}, {tasks[(name, strength)]}")
 
 
 def _totals(measured: dict[str, Measured], asked: int) -> str:
     n = len(measured)
-    strong = sum(m.strong for m in measured.values())
+    value = sum(m.strength == "value" for m in measured.values())
+    strong = sum(m.strength != "weak" for m in measured.values())
     judged = [m for m in measured.values() if m.sound_goal is not None]
     good = sum(bool(m.sound_goal) for m in judged)
     bad = sum(bool(m.unsound) for m in judged)
     return (
-        f"checks: tasks {n}/{asked} measured; with a strong check {strong}/{n} "
-        f"({_share(strong, n)}) target>=80%; with a solution {len(judged)}: sound and "
+        f"checks: tasks {n}/{asked} measured; with a strong check (form or value) {strong}/{n} "
+        f"({_share(strong, n)}) target>=80%, of value {value}/{n} ({_share(value, n)}); "
+        f"with a solution {len(judged)}: sound and "
         f"informative {good}/{len(judged)} ({_share(good, len(judged))}) target>=90%; any check "
         f"failing the solution {bad}/{len(judged)} ({_share(bad, len(judged))}) target<=10%"
     )
@@ -160,18 +173,24 @@ WEAK_NAMES = (" exists and is not empty", " is changed", " parses as ", " holds 
 was kept beside each check."""
 
 
-def pass_strength(trial: TrialResult) -> str | None:
-    """`strong` or `weak` for a trial whose own checks all passed at its end, else None."""
+def pass_strength(trial: TrialResult) -> Strength | None:
+    """The strength of a trial's own checks when they all passed at its end, else None."""
     info = trial.agent_info
-    exit_ = info.get("loop_exit")
-    if exit_ == "confirmed":
-        return "weak"
-    if exit_ != "verified":
+    if info.get("loop_exit") not in ("verified", "confirmed"):
         return None
     goals = [c for c in info.get("checks", []) if isinstance(c, dict) and c.get("goal")]
-    if any("strong" in c for c in goals):
-        return "strong" if any(c.get("strong") for c in goals) else "weak"
-    return "strong" if any(not _named_weak(str(c.get("name", ""))) for c in goals) else "weak"
+    found = [_strength_of(c) for c in goals]
+    return STRENGTHS[max((STRENGTHS.index(s) for s in found), default=0)]
+
+
+def _strength_of(check: dict[str, Any]) -> Strength:
+    """A recorded check's strength (records before grades kept `strong`; before that, only
+    the name)."""
+    if check.get("strength") in STRENGTHS:
+        return check["strength"]  # type: ignore[no-any-return]
+    if "strong" in check:
+        return "value" if check["strong"] else "weak"
+    return "weak" if _named_weak(str(check.get("name", ""))) else "value"
 
 
 def _named_weak(name: str) -> bool:
@@ -194,15 +213,15 @@ def run_main(folders: list[Path]) -> None:
             false[strength] += 1
             print(f"  false pass ({strength}): {trial.trial} ({trial.message})")
     print(f"{len(trials)} trials, {len(selfs)} checked themselves (feedback self)")
-    for strength in ("strong", "weak"):
+    for strength in reversed(STRENGTHS):
         print(
             f"  {strength} passes {passes[strength]}, false {false[strength]} "
             f"({_share(false[strength], passes[strength])})"
         )
     total, wrong = sum(passes.values()), sum(false.values())
     print(
-        f"false passes: {wrong}/{total} ({_share(wrong, total)}) target<=20%; strong "
-        f"{false['strong']}/{passes['strong']}; weak {false['weak']}/{passes['weak']}"
+        f"false passes: {wrong}/{total} ({_share(wrong, total)}) target<=20%; "
+        + "; ".join(f"{s} {false[s]}/{passes[s]}" for s in reversed(STRENGTHS))
     )
 
 
@@ -219,6 +238,7 @@ def main() -> None:
     parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
     parser.add_argument("--model", help="also ask this model for checks (e.g. local)")
     parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
+    parser.add_argument("--names", action="store_true", help="print each strong check's name")
     parser.add_argument(
         "--run", type=Path, action="append", help="a finished run's folder: its false passes"
     )

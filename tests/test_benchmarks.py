@@ -93,13 +93,14 @@ def test_checks_benchmark(tmp_path: Path) -> None:
     line = final_line("checks.py", "--dataset", str(FIXTURES / "tb2"))
     share = rf"\d+/\d+ \((?:{NUMBER}%|-)\)"
     assert re.fullmatch(
-        rf"checks: tasks \d+/3 measured; with a strong check {share} target>=80%; with a "
+        rf"checks: tasks \d+/3 measured; with a strong check \(form or value\) {share} "
+        rf"target>=80%, of value {share}; with a "
         rf"solution \d+: sound and informative {share} target>=90%; any check failing the "
         rf"solution {share} target<=10%",
         line,
     ), line
     line = final_line("checks.py", "--run", str(tmp_path))  # an empty run: nothing to count
-    assert line == "false passes: 0/0 (-) target<=20%; strong 0/0; weak 0/0", line
+    assert line == "false passes: 0/0 (-) target<=20%; value 0/0; form 0/0; weak 0/0", line
 
 
 def _trial(
@@ -120,11 +121,12 @@ def test_false_passes_are_counted_by_the_strength_of_the_pass(tmp_path: Path) ->
     _trial(tmp_path, "strong-wrong", False, "verified", [{**exists, "strong": False},
                                                          {**holds, "strong": True}])  # fmt: skip
     _trial(tmp_path, "weak-wrong", False, "confirmed", [{**exists, "strong": False}])
+    _trial(tmp_path, "form-wrong", False, "confirmed", [{**exists, "strength": "form"}])
     _trial(tmp_path, "old-weak-wrong", False, "verified", [exists])  # recorded before strength
     _trial(tmp_path, "old-strong-right", True, "verified", [exists, holds])
     _trial(tmp_path, "failed-checks", False, "verification_failed", [exists])
     line = final_line("checks.py", "--run", str(tmp_path))
-    assert line == "false passes: 3/4 (75%) target<=20%; strong 1/2; weak 2/2", line
+    assert line == "false passes: 4/5 (80%) target<=20%; value 1/2; form 1/1; weak 2/2", line
 
 
 def test_overhead_benchmark() -> None:

@@ -269,7 +269,7 @@ def test_a_proposed_check_is_asked_once_kept_and_climbed_on(tmp_path: Path) -> N
     assert {
         "name": "`grep -q world /app/hello.txt` succeeds",
         "goal": True,
-        "strong": False,
+        "strength": "weak",
         "origin": "proposed",
     } in (outcome.info["checks"])
     assert outcome.info["checks_model_calls"] == 1 and outcome.info["loop_exit"] == "verified"

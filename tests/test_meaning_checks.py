@@ -20,7 +20,7 @@ def checks(instruction: str, tmp_path: Path, files: dict[str, str] | None = None
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text(text)
     built = build_checks(instruction, sandbox)
-    return [check.name for check in built.checks if check.strong]
+    return [check.name for check in built.checks if check.strength == "value"]
 
 
 @pytest.mark.parametrize(

@@ -51,7 +51,7 @@ def test_the_sums_checks_are_weak_only(tmp_path: Path) -> None:
     (workspace / "numbers.txt").write_text("3\n4\n5\n")
     built = build_checks(SUM, sandbox)
     assert [c.name for c in built.checks] == ["/app/total.txt exists and is not empty"]
-    assert built.usable and not built.conclusive
+    assert built.usable and built.strength == "weak"
     (workspace / "total.txt").write_text("3+4+5\n")
     evaluation = built.evaluate()
     assert evaluation.passed and not evaluation.conclusive
@@ -99,7 +99,7 @@ def gate_with(evaluation: Evaluation) -> tuple[Gate, LoopState]:
 
 
 WEAK = Evaluation(
-    passed=True, tests_passing=1, tests_total=1, conclusive=False, evidence="/app/x now holds:\n1"
+    passed=True, tests_passing=1, tests_total=1, strength="weak", evidence="/app/x now holds:\n1"
 )
 
 
@@ -120,7 +120,7 @@ def test_a_last_chance_on_a_weak_pass_never_shown_is_unconfirmed() -> None:
 
 
 def test_a_conclusive_pass_ends_at_once() -> None:
-    gate, _ = gate_with(WEAK.model_copy(update={"conclusive": True, "evidence": ""}))
+    gate, _ = gate_with(WEAK.model_copy(update={"strength": "value", "evidence": ""}))
     with pytest.raises(LoopEnd) as ended:
         gate.finalize("task_complete")
     assert ended.value.exit is LoopExit.VERIFIED

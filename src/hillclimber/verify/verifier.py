@@ -13,6 +13,7 @@ import shutil
 import time
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel
 
@@ -27,6 +28,11 @@ from hillclimber.verify.testscript import JUNIT_PATH, PYTHON_VAR, TestScript, tr
 
 DIGEST_CHARS = 600
 
+Strength = Literal["weak", "form", "value"]
+"""What a pass of checks shows, weakest first: that something is there; that it has the stated
+form; that its values are right."""
+STRENGTHS: tuple[Strength, ...] = ("weak", "form", "value")
+
 
 class Evaluation(BaseModel):
     passed: bool
@@ -40,12 +46,16 @@ class Evaluation(BaseModel):
     notes: list[str] = []
     label: str = "tests"
     """What was run: the task's `tests`, or the harness's own `acceptance checks`."""
-    conclusive: bool = True
-    """Whether a pass shows the work is right: the task's tests do; the harness's own checks
-    only with a strong check among them (not only "exists", "parses", "changed")."""
+    strength: Strength = "value"
+    """What a pass shows: the task's tests show the values are right; the harness's own checks
+    as much as their strongest goal check (`harness/checks/base.py`)."""
     evidence: str = ""
-    """On a pass that is not conclusive: what the weak checks looked at, for the model to
-    judge."""
+    """On a pass that is not conclusive: what the checks looked at, for the model to judge."""
+
+    @property
+    def conclusive(self) -> bool:
+        """Whether a pass shows the work is right (not only its form, or that it is there)."""
+        return self.strength == "value"
 
     @property
     def progress(self) -> float:

@@ -16,12 +16,19 @@ from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 
-from hillclimber.harness.checks.base import Check, CheckContext, Outcome, digest, read_bytes
+from hillclimber.harness.checks.base import (
+    Check,
+    CheckContext,
+    Outcome,
+    digest,
+    read_bytes,
+    strongest,
+)
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.workspace import fits, restored
 from hillclimber.sandbox import APP, Sandbox
-from hillclimber.verify.verifier import Evaluation
+from hillclimber.verify.verifier import Evaluation, Strength
 
 __all__ = ["LABEL", "AcceptanceChecks", "Check", "build_checks"]
 
@@ -42,9 +49,9 @@ class AcceptanceChecks:
         return any(check.goal for check in self.checks)
 
     @property
-    def conclusive(self) -> bool:
-        """Whether their passing shows the work is right: a strong goal check among them."""
-        return any(check.goal and check.strong for check in self.checks)
+    def strength(self) -> Strength:
+        """What their passing shows: as much as the strongest goal check among them."""
+        return strongest(self.checks)
 
     def results(self) -> list[tuple[Check, Outcome]]:
         """Every check run on the workspace as it is now: the files first, then the commands
@@ -57,7 +64,8 @@ class AcceptanceChecks:
         failing = [
             f"{c.name}: {o.detail}" if o.detail else c.name for c, o in results if not o.passed
         ]
-        weak_pass = not failing and not self.conclusive
+        strength = self.strength
+        weak_pass = not failing and strength != "value"
         return Evaluation(
             passed=not failing,
             tests_passing=len(results) - len(failing),
@@ -65,7 +73,7 @@ class AcceptanceChecks:
             digest="; ".join(failing)[:600],
             duration_sec=time.monotonic() - start,
             label=LABEL,
-            conclusive=self.conclusive,
+            strength=strength,
             evidence=self.evidence() if weak_pass else "",
         )
 

@@ -6,21 +6,28 @@ fails with a short reason. A *goal* check fails until the work is done (the file
 the line, the command succeeds); an *invariant* passes from the start and must keep passing (a
 file the task says to leave alone).
 
-Evidence has strength. A *strong* check's pass shows the content is right: the file holds the
-value or lines the instruction states, is an exact copy, a command prints what it must. A
-*weak* one shows only that something is there, parses or changed: any content passes it, so a
-set of weak checks passing never ends a trial by itself (see `harness/gate.py`).
+Evidence has strength, in three grades:
+- *value*: a pass shows the content is right: the file holds the value or lines the
+  instruction states (or the harness worked out from the input), is an exact copy, a command
+  prints what it must;
+- *form*: a pass shows the content has the form the instruction states (the structure of its
+  JSON example, the `KEY=value` lines it shows, its number of lines), not that the values are
+  right;
+- *weak*: a pass shows only that something is there, parses or changed: any content passes.
+Only a value check among the passing ones ends a trial by itself; a pass of form or weak checks
+asks for more (see `harness/gate.py`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from hillclimber.sandbox import OutsideSandbox, Sandbox
+from hillclimber.verify.verifier import STRENGTHS, Strength
 
 Origin = Literal["extracted", "proposed"]
 
@@ -59,14 +66,20 @@ class Check(Protocol):
         ...
 
     @property
-    def strong(self) -> bool:
-        """A pass shows the content is right, not only that it is there or changed."""
+    def strength(self) -> Strength:
+        """What a pass shows: the values right, the form right, or only that it is there."""
         ...
 
     @property
     def origin(self) -> Origin: ...
 
     def run(self, ctx: CheckContext) -> Outcome: ...
+
+
+def strongest(checks: Iterable[Check]) -> Strength:
+    """The grade of the strongest goal check among `checks` (weak when there is none)."""
+    found = [STRENGTHS.index(c.strength) for c in checks if c.goal]
+    return STRENGTHS[max(found, default=0)]
 
 
 def digest(data: bytes | None) -> str | None:
@@ -84,4 +97,9 @@ def read_bytes(sandbox: Sandbox, path: str) -> bytes | None:
 
 def describe(check: Check) -> dict[str, object]:
     """A check as data, for the record."""
-    return {"name": check.name, "goal": check.goal, "strong": check.strong, "origin": check.origin}
+    return {
+        "name": check.name,
+        "goal": check.goal,
+        "strength": check.strength,
+        "origin": check.origin,
+    }

@@ -9,7 +9,7 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import CheckContext, Outcome
+from hillclimber.harness.checks.base import CheckContext, Outcome, Strength
 from hillclimber.harness.checks.kinds import FileCheck
 
 
@@ -19,7 +19,7 @@ class FileHoldsValue(FileCheck):
     worked out from the input (a count of its words or lines); several values where a reading
     is open (lines with or without a last newline)."""
 
-    strong: ClassVar[bool] = True
+    strength: ClassVar[Strength] = "value"
 
     values: tuple[str, ...]
 
@@ -39,7 +39,7 @@ class FileHasRecords(FileCheck):
     """The file is a JSON array of `count` objects, each with exactly the `keys` (a table's
     header) — a conversion of that table, record for record."""
 
-    strong: ClassVar[bool] = True
+    strength: ClassVar[Strength] = "value"
 
     keys: tuple[str, ...]
     count: int
@@ -74,7 +74,7 @@ class FileListsNames(FileCheck):
     order); `optional` names may be there or not (the listing file itself, made by the
     command that lists)."""
 
-    strong: ClassVar[bool] = True
+    strength: ClassVar[Strength] = "value"
 
     names: tuple[str, ...]
     optional: tuple[str, ...] = ()

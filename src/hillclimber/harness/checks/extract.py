@@ -11,6 +11,8 @@ the task's tests or its solution, and nothing that knows any one task.
 - a script to write that "prints exactly:" prints that when run, and a file that saves its
   output holds it;
 - "only the number" in a file: the file holds a number;
+- what the instruction says the result is (`meaning.py`), and the form its examples show
+  (`shape.py`);
 - a command the instruction says to run or build with must succeed;
 - a file it says to leave alone stays as it was.
 """
@@ -38,6 +40,7 @@ from hillclimber.harness.checks.kinds import (
     FileUnchanged,
 )
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
+from hillclimber.harness.checks.shape import shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.context import FORBID, protected_files
 from hillclimber.harness.handlers import read_text
@@ -124,6 +127,7 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
         )
     new_files = {c.path for c in found if isinstance(c, FileExists)}
     found += meaning_checks(said, sandbox, workdir, new_files)
+    found += shape_checks(said, new_files)
     return [*found, *_script_outputs(said, here), *_commits(said, here)]
 
 

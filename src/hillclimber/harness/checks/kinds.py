@@ -14,7 +14,14 @@ from typing import ClassVar, Literal
 
 import yaml
 
-from hillclimber.harness.checks.base import CheckContext, Origin, Outcome, digest, read_bytes
+from hillclimber.harness.checks.base import (
+    CheckContext,
+    Origin,
+    Outcome,
+    Strength,
+    digest,
+    read_bytes,
+)
 from hillclimber.harness.handlers import read_text
 from hillclimber.sandbox import APP, run_within
 
@@ -27,7 +34,7 @@ class FileCheck:
     path: str
     origin: Origin = field(default="extracted", kw_only=True)
     goal: bool = field(default=True, kw_only=True)
-    strong: ClassVar[bool] = False
+    strength: ClassVar[Strength] = "weak"
     """Weak unless the kind says otherwise: a file there, parsing or changed can hold anything."""
 
     def _read(self, ctx: CheckContext) -> str | Outcome:
@@ -79,7 +86,7 @@ class FileUnchanged(FileCheck):
 class FileEquals(FileCheck):
     """The file holds exactly what `source` held at the start (a copy)."""
 
-    strong: ClassVar[bool] = True
+    strength: ClassVar[Strength] = "value"
 
     source: str
 
@@ -97,7 +104,7 @@ class FileHasText(FileCheck):
     """The file holds `text`: as a whole line when it is one line, else as a block of lines;
     with `only`, nothing else (blank lines around it aside)."""
 
-    strong: ClassVar[bool] = True
+    strength: ClassVar[Strength] = "value"
 
     text: str
     only: bool = False
@@ -134,7 +141,7 @@ def _trimmed(lines: list[str]) -> list[str]:
 class FileContains(FileCheck):
     """The file holds `text` somewhere (`9090`, `DEBUG=true`)."""
 
-    strong: ClassVar[bool] = True
+    strength: ClassVar[Strength] = "value"
 
     text: str
 
@@ -301,9 +308,9 @@ class CommandSucceeds:
     goal: bool = True
 
     @property
-    def strong(self) -> bool:
-        """Only when it must print something: a command that merely runs shows little."""
-        return self.output is not None
+    def strength(self) -> Strength:
+        """Value only when it must print something: a command that merely runs shows little."""
+        return "weak" if self.output is None else "value"
 
     @property
     def name(self) -> str:

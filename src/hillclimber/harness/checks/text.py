@@ -11,6 +11,7 @@ from hillclimber.harness.context import NAMED
 
 _FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.DOTALL)
 _CODE = re.compile(r"`([^`\n]+)`")
+_BULLET = re.compile(r"[-*•]\s|\d+[.)]\s")
 _SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z`/(\"'])|\n\s*\n|\n(?=\s*[-*•]\s)")
 
 
@@ -53,7 +54,8 @@ def _prose(text: str, workdir: str) -> list[Sentence]:
         chunk = raw.strip()
         if not chunk:
             continue
-        if found and found[-1].text.endswith(":") and found[-1].block is None:
+        quoted = not _BULLET.match(chunk)  # a list after a colon is more sentences
+        if found and found[-1].text.endswith(":") and found[-1].block is None and quoted:
             found[-1].block = chunk  # a paragraph quoted after a colon
             continue
         found.append(Sentence(chunk, _CODE.findall(chunk), paths=named_in(chunk, workdir)))

@@ -1,0 +1,430 @@
+"""Checks of the form an instruction states for a file it asks for: the structure of a JSON
+example it shows (keys, the kinds of values, an array of objects), the `KEY=value` or
+`Label: value` lines of an example, a stated number of lines. A pass shows the answer has the
+asked-for form, not that its values are right: these checks are of `form` strength.
+
+An example is read as one when it is shown after a sentence that speaks of the result's form
+(`format`, `example`, `structure`, `like`, `following`…) — never of the input — and one new file
+is in scope: named in that sentence, or the nearest file to make named before it. The example's
+own values are never demanded (they stand for the real ones); where its keys look like data (a
+date, a host, `user1`) the object is read as a map and only its values' form is kept.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import ClassVar
+
+from hillclimber.harness.checks.base import Check, CheckContext, Outcome, Strength
+from hillclimber.harness.checks.kinds import FileCheck
+from hillclimber.harness.checks.text import Sentence
+
+_FORM_WORDS = re.compile(
+    r"\b(?:format|formatted|example|structure|schema|like this|look like|looks like|following|"
+    r"as follows|template|exactly|should contain|must contain|will contain|contain)\b",
+    re.I,
+)
+_INPUT = re.compile(r"\b(?:input|sample data|given data|existing|current(?:ly)?|log entr)", re.I)
+_ILLUSTRATIVE = re.compile(
+    r"\b(?:actual|real)\b[^.]{0,40}\b(?:will|may|might|can|could|are|is)\s+(?:be\s+)?"
+    r"(?:different|differ|vary)\b",
+    re.I,
+)
+"""Said after an example: its names are not the real ones."""
+_LOOK_BACK = 12
+"""How many sentences before an example its file may be named in."""
+
+_WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
+_NUMBERS = {word: n for n, word in enumerate(_WORDS.split())}
+_N = r"(?P<n>\d{1,6}|" + "|".join(_NUMBERS) + r")"
+_PER = r"(?!\s+(?:per|for each|for every|of|in|from)\b)"
+"""Not "exactly one line per edge": a count of something else."""
+_LINES = re.compile(rf"\bexactly\s+{_N}\s+(?:non-?empty\s+|non-?blank\s+)?lines?\b{_PER}", re.I)
+_ITEMS = re.compile(
+    rf"\bexactly\s+{_N}\s+(?:entries|items|objects|records|elements|results)\b{_PER}", re.I
+)
+
+
+def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
+    """The form checks of an instruction's examples and stated line counts."""
+    counts = dict(_stated_counts(said, new_files, _ITEMS))
+    for index, sentence in enumerate(said):
+        if not sentence.block or not _about_the_result(said, index):
+            continue
+        if any(_ILLUSTRATIVE.search(later.text) for later in said[index + 1 : index + 3]):
+            continue  # "the actual field names will be different"
+        output = _output(said, index, new_files)
+        if output is None:
+            continue
+        yield from _example_checks(sentence.block, output, _json_wanted(said, index, output),
+                                   counts.get(output))  # fmt: skip
+    for output, lines in _stated_counts(said, new_files, _LINES):
+        yield FileLineCount(output, lines)
+
+
+def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:
+    """The form an example shows, read as the first of these that fits: JSON, `KEY=value`
+    lines, a CSV table with a header, lines of one shape."""
+    example = _json_example(block)
+    if example is not None:
+        return [FileMatchesJson(output, json.dumps(example), items)] if json_wanted else []
+    if fields := _fields(block):
+        return [FileHasFields(output, fields)]
+    if output.endswith(".csv") and (header := _csv_header(block)):
+        return [FileHasHeader(output, header)]
+    if shape := _line_shape(block):
+        return [FileLinesLike(output, shape)]
+    return []
+
+
+def _about_the_result(said: list[Sentence], index: int) -> bool:
+    """The sentence before an example speaks of a form, and not of the input."""
+    text = said[index].text
+    return _FORM_WORDS.search(text) is not None and _INPUT.search(text) is None
+
+
+def _output(said: list[Sentence], index: int, new_files: set[str]) -> str | None:
+    """The one new file a sentence is about: named in it, else the nearest one named before it
+    (no other file named between)."""
+    for sentence in reversed(said[max(0, index - _LOOK_BACK) : index + 1]):
+        made = list(dict.fromkeys(p for p in sentence.paths if p in new_files))
+        if len(made) == 1:
+            return made[0]
+        if made or (sentence.paths and sentence is said[index]):
+            return None  # two files, or a sentence about an input: not read
+    return None
+
+
+def _json_wanted(said: list[Sentence], index: int, output: str) -> bool:
+    nearby = " ".join(s.text for s in said[max(0, index - _LOOK_BACK) : index + 1])
+    return output.endswith(".json") or re.search(r"\bJSON\b", nearby) is not None
+
+
+def _stated_counts(
+    said: list[Sentence], new_files: set[str], phrase: re.Pattern[str]
+) -> Iterator[tuple[str, int]]:
+    """("the file has exactly 4 lines", the file) for each such sentence about one new file."""
+    for index, sentence in enumerate(said):
+        match = phrase.search(sentence.text)
+        if match is None or _INPUT.search(sentence.text):
+            continue
+        output = _output(said, index, new_files)
+        word = match.group("n").lower()
+        count = int(word) if word.isdigit() else _NUMBERS[word]
+        if output is not None and count > 0:
+            yield output, count
+
+
+# -- JSON examples ----------------------------------------------------------------------------
+
+_COMMENT = re.compile(r"(?m)(?:^|(?<=[,\[{]))\s*(?://|#).*$")
+_ELLIPSIS = re.compile(r"(?m)^\s*(?:\.\.\.|…)\s*,?\s*$|,\s*(?:\.\.\.|…)(?=\s*[\]}])")
+_TRAILING_COMMA = re.compile(r",(\s*[\]}])")
+_BARE_PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
+_BARE_GENERIC = re.compile(r"^(?:value|val|values|string|number|text|something|x)$", re.I)
+_PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
+
+
+def _json_example(block: str) -> dict[str, object] | list[object] | None:
+    """The object or array an example shows, with its comments and `...` left out, and a
+    bare placeholder (`<number>`) read as any value."""
+    text = _TRAILING_COMMA.sub(r"\1", _ELLIPSIS.sub("", _COMMENT.sub("", block)))
+    text = _BARE_PLACEHOLDER.sub("null", text)
+    try:
+        found = json.loads(text)
+    except ValueError:
+        return None
+    return found if isinstance(found, dict | list) and found else None
+
+
+def _kind(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+_SCHEMA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?<![0-9])$")
+
+
+def _is_map(example: dict[str, object]) -> bool:
+    """An object whose keys are data (`2024-01-15`, `10.0.0.1`, `user1`), not field names."""
+    return any(not _SCHEMA_KEY.match(key) for key in example)
+
+
+def _mismatch(example: object, found: object, where: str) -> str | None:
+    """Where `found` lacks the form of `example` (None: it has it). A null in the example
+    allows anything; a number is a number, int or float."""
+    if example is None or found is None:
+        return None
+    if _kind(example) != _kind(found):
+        return f"{where} is {_kind(found)}, not {_kind(example)}"
+    if isinstance(example, dict) and isinstance(found, dict):
+        return _object_mismatch(example, found, where)
+    if isinstance(example, list) and isinstance(found, list) and example:
+        item = _common(example)
+        for position, value in enumerate(found):
+            wrong = _mismatch(item, value, f"{where}[{position}]")
+            if wrong:
+                return wrong
+    return None
+
+
+def _object_mismatch(example: dict[str, object], found: dict[str, object], where: str) -> str:
+    if _is_map(example):
+        values = list(example.values())
+        item = values[0] if len({_kind(v) for v in values}) == 1 else None
+        wrongs = (_mismatch(item, v, f"{where}[{k!r}]") for k, v in found.items())
+        return next((w for w in wrongs if w), "")
+    missing = [key for key in example if key not in found]
+    if missing:
+        return f"{where} lacks the key{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+    wrongs = (_mismatch(v, found[k], f"{where}.{k}") for k, v in example.items())
+    return next((w for w in wrongs if w), "")
+
+
+def _common(items: list[object]) -> object:
+    """What every item of an example array has: the keys all its objects share; else the
+    first item when all are of one kind, else anything (None)."""
+    if all(isinstance(item, dict) for item in items):
+        dicts = [item for item in items if isinstance(item, dict)]
+        return {k: v for k, v in dicts[0].items() if all(k in d for d in dicts)}
+    return items[0] if len({_kind(item) for item in items}) == 1 else None
+
+
+@dataclass(frozen=True)
+class FileMatchesJson(FileCheck):
+    """The file is JSON with the structure of the instruction's example: its keys, its kinds of
+    values, arrays whose items have the form of the example's items (and as many items as the
+    instruction states, when it does)."""
+
+    strength: ClassVar[Strength] = "form"
+
+    example: str
+    """The example, as JSON text (a frozen check holds no mutable value)."""
+    items: int | None = None
+
+    @property
+    def name(self) -> str:
+        shown = json.loads(self.example)
+        if isinstance(shown, list):
+            what = "an array"
+        elif _is_map(shown):
+            what = "an object of named entries"
+        else:
+            what = f"keys {', '.join(list(shown)[:6])}"
+        count = f" of {self.items} items" if self.items and isinstance(shown, list) else ""
+        return f"{self.path} has the form of the JSON example ({what}{count})"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        try:
+            found = json.loads(text)
+        except ValueError as err:
+            return Outcome(False, f"not JSON: {str(err)[:60]}")
+        wrong = _mismatch(json.loads(self.example), found, "the top")
+        if not wrong and self.items and isinstance(found, list) and len(found) != self.items:
+            wrong = f"{len(found)} items, not {self.items}"
+        return Outcome(not wrong, wrong or "")
+
+
+# -- `KEY=value` lines ------------------------------------------------------------------------
+
+_FIELD = re.compile(
+    r"^\s*(?P<label>[A-Za-z_][A-Za-z0-9_.-]*)\s*(?P<sep>=)\s*(?P<value>\S.*)$|"
+    r"^\s*(?P<label2>[A-Za-z][A-Za-z0-9_ ()/-]{0,40}?)\s*(?P<sep2>:)\s+(?P<value2>\S.*)$"
+)
+_NUMBERED = re.compile(r"^(?:line|row|field|column|part|step)\s*\d+$", re.I)
+_GENERIC = re.compile(r"^(?:value|val|values|string|number|text|something|x)$", re.I)
+_PLACEHOLDER = re.compile(r"^<[^>]*>$|^\[[^\]]*\]$|^\{[^}]*\}$|^\.\.\.$|^…$")
+
+
+def _field(line: str) -> tuple[str, str, str] | None:
+    """(label, separator, value) of a `LABEL=value` or `Label: value` line."""
+    match = _FIELD.match(line)
+    if match is None:
+        return None
+    if match.group("label"):
+        return match.group("label"), "=", match.group("value").strip()
+    return match.group("label2").strip(), ":", match.group("value2").strip()
+
+
+def _fields(block: str) -> tuple[str, ...]:
+    """The labels of an example made of `KEY=value` (or `Label: value`) lines, each label once,
+    all with one separator, most of its lines such fields; else none."""
+    lines = [line for line in block.splitlines() if line.strip()]
+    found = [f for f in map(_field, lines) if f is not None]
+    if any(_NUMBERED.match(label) for label, _, _ in found):
+        return ()  # "Line 1: the driver's name": a description of lines, not their labels
+    if any(_GENERIC.match(value) for _, _, value in found):
+        return ()  # "CONFIG_OPTION_NAME=value": a template of lines, not their labels
+    labels = [label for label, _, _ in found]
+    if not found or len(set(labels)) != len(labels) or len({sep for _, sep, _ in found}) != 1:
+        return ()
+    if len(found) < max(1, (len(lines) + 1) // 2) or (len(lines) > 1 and len(found) < 2):
+        return ()
+    return tuple(f"{label}{found[0][1]}" for label in labels)
+
+
+@dataclass(frozen=True)
+class FileHasFields(FileCheck):
+    """The file has a line for each of the example's `KEY=` (or `Label:`) fields, in any
+    order, each with a value that is not the example's placeholder (`<job_name>`)."""
+
+    strength: ClassVar[Strength] = "form"
+
+    labels: tuple[str, ...]
+    """Each label with its separator: `FAILED_JOB=`, `Total requests:`."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has a line for each of {' '.join(self.labels)}"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        values: dict[str, str] = {}
+        for line in text.splitlines():
+            found = _field(line)
+            if found is not None:
+                values.setdefault(found[0] + found[1], found[2])
+        missing = [label for label in self.labels if label not in values]
+        if missing:
+            return Outcome(False, f"no line {' '.join(missing)[:80]}")
+        empty = [label for label in self.labels if _PLACEHOLDER.match(values[label])]
+        return Outcome(not empty, f"{empty[0]} holds a placeholder" if empty else "")
+
+
+@dataclass(frozen=True)
+class FileLineCount(FileCheck):
+    """The file has the number of (non-blank) lines the instruction states."""
+
+    strength: ClassVar[Strength] = "form"
+
+    lines: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has exactly {self.lines} line{'s' if self.lines > 1 else ''}"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        count = sum(1 for line in text.splitlines() if line.strip())
+        return Outcome(count == self.lines, f"it has {count}")
+
+
+# -- tables and lines of one shape ------------------------------------------------------------
+
+_HEADER_NAME = re.compile(r"^[A-Za-z_][\w .()%/-]*$")
+
+
+def _csv_header(block: str) -> tuple[str, ...]:
+    """The column names of an example table: a first row of names, and every row as wide."""
+    rows = [line.split(",") for line in block.splitlines() if line.strip() and line.strip() not
+            in ("...", "…")]  # fmt: skip
+    if len(rows) < 2 or len({len(row) for row in rows}) != 1 or len(rows[0]) < 2:
+        return ()
+    header = tuple(name.strip() for name in rows[0])
+    return header if all(_HEADER_NAME.match(name) for name in header) else ()
+
+
+@dataclass(frozen=True)
+class FileHasHeader(FileCheck):
+    """The file is a table whose first row is the example's header, every row as wide."""
+
+    strength: ClassVar[Strength] = "form"
+
+    header: tuple[str, ...]
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has the header {','.join(self.header)}"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        rows = [row for row in csv.reader(io.StringIO(text)) if row]
+        if not rows or tuple(name.strip() for name in rows[0]) != self.header:
+            return Outcome(False, f"its first row is {','.join(rows[0])[:60] if rows else ''!r}")
+        narrow = next((i for i, row in enumerate(rows) if len(row) != len(self.header)), None)
+        wrong = f"row {narrow + 1} has {len(rows[narrow])} fields" if narrow is not None else ""
+        return Outcome(not wrong, wrong)
+
+
+_TOKEN = re.compile(
+    r"(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])|(?P<word>[\w][\w.-]*)|"
+    r"(?P<space>\s+)|(?P<mark>\S)"
+)
+
+
+def _line_shape(block: str) -> str:
+    """A pattern that every line of an example has (`chr1:1523`, `Parent -> Child: STATUS`,
+    `42`): numbers, words, spacing and marks in the same order. Only when at least two lines
+    show it, and not a placeholder (`<name>`) among them."""
+    lines = [line.strip() for line in block.splitlines() if line.strip()]
+    lines = [line for line in lines if line not in ("...", "…")]
+    if len(lines) < 2 or any("<" in line or "..." in line for line in lines):
+        return ""
+    shapes = {_shape(line) for line in lines}
+    return shapes.pop() if len(shapes) == 1 else ""
+
+
+def _shape(line: str) -> str:
+    parts = []
+    for token in _TOKEN.finditer(line):
+        if token.group("num"):
+            parts.append(_NUM)
+        elif token.group("word"):
+            parts.append(_WORD)
+        elif token.group("space"):
+            parts.append(r"\s+")
+        else:
+            parts.append(re.escape(token.group("mark")))
+    return "".join(parts)
+
+
+_NUM = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
+_WORD = r"[\w][\w.-]*"
+
+
+@dataclass(frozen=True)
+class FileLinesLike(FileCheck):
+    """Every line of the file has the shape of the example's lines (`chr1:1523`): a number
+    where they show a number, a word where they show a word, the same marks between."""
+
+    strength: ClassVar[Strength] = "form"
+
+    shape: str
+    """A regular expression a whole line matches."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has lines of the example's form"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = self._read(ctx)
+        if isinstance(text, Outcome):
+            return text
+        lines = [line.strip() for line in text.splitlines() if line.strip()]
+        if not lines:
+            return Outcome(False, "it has no lines")
+        wrong = next((line for line in lines if not re.fullmatch(self.shape, line)), None)
+        return Outcome(
+            wrong is None, f"the line {wrong[:60]!r} is not like the example's" if wrong else ""
+        )
