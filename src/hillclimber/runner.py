@@ -168,11 +168,17 @@ def _run_phases(
         evaluation = own_checks()
         phases.done("verifier")
         result.evaluation = evaluation
-        # a pass of weak checks only ("exists", "changed") cannot vouch for the content
-        conclusive = evaluation.passed and evaluation.conclusive
+        # a pass of form or weak checks only cannot vouch for the values, unless a second
+        # computation agreed with them as the loop ended
+        agreed = result.agent_info.get("loop_exit") == "agreed"
+        conclusive = evaluation.passed and (evaluation.conclusive or agreed)
         result.exit_reason = ExitReason.VERIFIED_SELF if conclusive else ExitReason.UNVERIFIED
-        weak = " (weak checks only: they cannot tell whether the content is right)"
-        said = weak if evaluation.passed and not conclusive else ""
+        if agreed and conclusive:
+            said = " and a second computation agreed"
+        elif evaluation.passed and not conclusive:
+            said = f" ({evaluation.strength} checks only: they cannot tell the values are right)"
+        else:
+            said = ""
         result.message = result.message or evaluation.summary() + said
     else:
         result.exit_reason = ExitReason.UNVERIFIED

@@ -81,10 +81,12 @@ class HarnessAgent:
             and (not config.planning.complexity or complexity.wants_planner(kind)),
             skills=frozenset(skills.ids),
             skill_text=skills.section() if config.skills.for_planner else "",
+            answers=checks.built.answers if checks and verify is checks.verify else (),
+            keep=checks.built.context.keep if checks else None,
         )
         result = loop.run()
         learned = skills.finish(
-            passed=result.exit is LoopExit.VERIFIED,
+            passed=result.exit in (LoopExit.VERIFIED, LoopExit.AGREED),
             feedback=config.feedback if verify is not None else "none",
             trial=ctx.trial_name or task.id,
         )

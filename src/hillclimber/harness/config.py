@@ -98,6 +98,10 @@ class Completion(_Settings):
     """End the trial (through one last check) after this many turns with no news: no check
     newly passing and no successful action not seen before (small models spin for the rest
     of their budget)."""
+    agreement: bool = False
+    """When the harness's own checks pass with none that shows the values right, ask the
+    model for the answer a second way and compare (`harness/agreement.py`): agreeing ends the
+    trial, disagreeing is a failure. Needs `feedback = "self"`."""
 
 
 class Climbing(_Settings):

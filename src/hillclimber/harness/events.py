@@ -86,6 +86,18 @@ class Verified:
 
 
 @dataclass(frozen=True)
+class SecondAnswer:
+    """The answer worked out again another way (`harness/agreement.py`), and whether it agrees
+    with the answer file."""
+
+    turn: int
+    path: str
+    command: str
+    printed: str
+    agrees: bool
+
+
+@dataclass(frozen=True)
 class ChecksMade:
     """The acceptance checks, frozen before the first action."""
 
@@ -128,6 +140,7 @@ Event = (
     | ToolRan
     | CandidatesTried
     | Verified
+    | SecondAnswer
     | ChecksMade
     | PlanMade
     | FinalizeAsked

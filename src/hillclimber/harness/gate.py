@@ -1,20 +1,24 @@
 """The completion gate: every way the loop can end goes through `finalize`.
 
 With checks at hand it runs them: a conclusive pass (the task's tests, or the harness's checks
-with a strong one among them) ends the trial as verified; a failure is said to the model, the
+with a value check among them) ends the trial as verified; a failure is said to the model, the
 counters start afresh and the loop goes on, up to `max_verify_retries` checks (the counter
-really counts). A pass of weak checks only ("exists", "parses", "changed": any content passes
-them) never ends a trial by itself: the model is shown what they looked at beside the task and
-asked to confirm or fix it, and only its next done-signal, with nothing changed, ends the trial
-(`confirmed`). Without checks, the model's word is trusted. See docs/loop.md.
+really counts). A pass of form or weak checks only (the answer has the stated shape, or is only
+there: any values pass them) never ends a trial by itself. Where it may (`agreement`), the gate
+asks for the answer a second way (`agreement.py`): agreeing ends the trial `agreed`,
+disagreeing is a failure said to the model. Else the model is shown what the checks looked at
+beside the task and asked to confirm or fix it, and only its next done-signal, with nothing
+changed, ends the trial (`confirmed`). Without checks, the model's word is trusted. See
+docs/loop.md.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+from hillclimber.harness.agreement import Agreement, Verdict
 from hillclimber.harness.config import Completion
-from hillclimber.harness.events import EventBus, FinalizeAsked, Verified
+from hillclimber.harness.events import EventBus, FinalizeAsked, SecondAnswer, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState, LoopStats
 from hillclimber.harness.summary import StepSummary, clip
 from hillclimber.harness.tools import ToolCall
@@ -30,8 +34,10 @@ class Gate:
         stats: LoopStats,
         events: EventBus,
         turn: Callable[[], int],
+        agreement: Agreement | None = None,
     ) -> None:
         self.settings = settings
+        self.agreement = agreement
         self.check = check
         self.state = state
         self.stats = stats
@@ -55,10 +61,7 @@ class Gate:
         if evaluation.passed and evaluation.conclusive:
             raise LoopEnd(LoopExit.VERIFIED, reason, evaluation)
         if evaluation.passed:
-            if self.state.weak_shown or last_chance:
-                exit_ = LoopExit.CONFIRMED if self.state.weak_shown else LoopExit.UNCONFIRMED
-                raise LoopEnd(exit_, reason, evaluation)
-            self.weak_pass(evaluation)
+            self.inconclusive(evaluation, reason, last_chance=last_chance)
             return None
         if last_chance or self.state.verify_count >= self.settings.max_verify_retries:
             raise LoopEnd(LoopExit.VERIFICATION_FAILED, reason, evaluation)
@@ -68,11 +71,39 @@ class Gate:
         self.state.check_failed(message + " Fix it, then call task_complete again.")
         return evaluation
 
+    def inconclusive(self, evaluation: Evaluation, reason: str, *, last_chance: bool) -> None:
+        """The checks pass, none showing the values right: a second answer agreeing ends the
+        trial, one disagreeing is a failure; else the model's word after it saw the result."""
+        verdict = self.second_answer()
+        if verdict is not None and verdict.agrees:
+            raise LoopEnd(LoopExit.AGREED, f"{reason}: a second computation agrees", evaluation)
+        if verdict is not None and not last_chance:
+            self.state.check_failed(verdict.feedback())
+            return
+        if self.state.weak_shown or last_chance:
+            exit_ = LoopExit.CONFIRMED if self.state.weak_shown else LoopExit.UNCONFIRMED
+            raise LoopEnd(exit_, reason, evaluation)
+        self.weak_pass(evaluation)
+
+    def second_answer(self) -> Verdict | None:
+        if self.agreement is None:
+            return None
+        tried = [str(c.arguments.get("command", "")) for c in self.state.calls
+                 if c.name == "run_command"]  # fmt: skip
+        verdict = self.agreement.judge(tried, self.turn())
+        if verdict is not None:
+            self.events.emit(SecondAnswer(self.turn(), verdict.path, verdict.command,
+                                          clip(verdict.printed, 300), verdict.agrees))  # fmt: skip
+        return verdict
+
     def weak_pass(self, evaluation: Evaluation) -> None:
-        """Weak checks passed: show the model what they looked at and ask it to judge."""
+        """Form or weak checks passed: show the model what they looked at and ask it to
+        judge."""
+        shown = "have the form the task states" if evaluation.strength == "form" else (
+            "are there or changed")  # fmt: skip
         message = (
-            f"The {evaluation.label} pass, but they only show that files are there or changed,"
-            " not that what they hold is right."
+            f"The {evaluation.label} pass, but they only show that files {shown},"
+            " not that the values they hold are right."
         )
         if evaluation.evidence:
             message += f"\n{evaluation.evidence}\n"

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict
 from functools import partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
+from hillclimber.harness.agreement import Agreement
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climb import Climb, ClimbStep
 from hillclimber.harness.config import HarnessConfig
@@ -56,6 +58,8 @@ class AgentLoop:
         use_planner: bool = False,
         skills: frozenset[str] = frozenset(),
         skill_text: str = "",
+        answers: tuple[str, ...] = (),
+        keep: Callable[[], AbstractContextManager[object]] | None = None,
     ) -> None:
         self.config, self.model, self.env, self.instruction = config, model, env, instruction
         self.prompter, self.hint, self.files = prompter, hint, files
@@ -78,8 +82,20 @@ class AgentLoop:
         self.asker = Asker(
             config.ask, model, prompter, self.stats, self.events, remaining=env.remaining
         )
+        agreement = None
+        if config.completion.agreement and answers and env.verify is not None:
+            agreement = Agreement(
+                self.asker, instruction, env.sandbox, env.workdir, answers, keep,
+                remaining=env.remaining,
+            )  # fmt: skip
         self.gate = Gate(
-            config.completion, env.verify, self.state, self.stats, self.events, lambda: self.turn
+            config.completion,
+            env.verify,
+            self.state,
+            self.stats,
+            self.events,
+            lambda: self.turn,
+            agreement,
         )
         self.climb = self._climb_step() if config.climbing.candidates > 1 and env.verify else None
 
@@ -258,8 +274,8 @@ class AgentLoop:
             if evaluation.passed and evaluation.conclusive:
                 why = f"{evaluation.label} pass after a write"
                 raise LoopEnd(LoopExit.VERIFIED, why, evaluation)
-            if evaluation.passed:  # weak checks only: the model judges what they saw
-                self.gate.weak_pass(evaluation)
+            if evaluation.passed:  # form or weak checks only: not the end by themselves
+                self.gate.inconclusive(evaluation, "auto_verify", last_chance=False)
                 return self._signals()
             if self.climb is not None and state.turns_since_improvement > 0:
                 state.stuck = True  # no gain from the best step found: explore next turn

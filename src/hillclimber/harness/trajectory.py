@@ -29,6 +29,7 @@ from hillclimber.harness.events import (
     ModelAnswered,
     ParseFailed,
     PlanMade,
+    SecondAnswer,
     ToolRan,
     TurnStarted,
     Verified,
@@ -98,6 +99,8 @@ class TrajectoryWriter:
                 self._tool_ran(event)
             case Verified():
                 self._system("verification", event)
+            case SecondAnswer():
+                self._system("second answer", event)
             case PlanMade():
                 self._system("plan", event)
             case ChecksMade():

@@ -33,7 +33,10 @@ def passed(result: TrialResult, by: JudgedBy) -> bool:
     the acceptance checks with self); `tests`: the task's tests passed after it stopped."""
     if by == "tests":
         return result.passed
-    return result.feedback != "none" and result.agent_info.get("loop_exit") == "verified"
+    return result.feedback != "none" and result.agent_info.get("loop_exit") in (
+        "verified",
+        "agreed",
+    )
 
 
 def harvest(run_dir: Path, store: SkillStore, *, by: JudgedBy = "own") -> list[Harvested]:

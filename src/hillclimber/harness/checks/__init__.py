@@ -53,6 +53,13 @@ class AcceptanceChecks:
         """What their passing shows: as much as the strongest goal check among them."""
         return strongest(self.checks)
 
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The files the goal checks say the work makes (not there at the start): where the
+        answer is, in the order the checks name them."""
+        made = (p for c in self.checks if c.goal for p in _paths(c))
+        return tuple(dict.fromkeys(p for p in made if self.context.start.get(p, "") is None))
+
     def results(self) -> list[tuple[Check, Outcome]]:
         """Every check run on the workspace as it is now: the files first, then the commands
         (the workspace put back after them)."""

@@ -9,8 +9,9 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import CheckContext, Outcome, Strength
+from hillclimber.harness.checks.base import CheckContext, Outcome
 from hillclimber.harness.checks.kinds import FileCheck
+from hillclimber.verify.verifier import Strength
 
 
 @dataclass(frozen=True)

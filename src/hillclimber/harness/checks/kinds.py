@@ -18,12 +18,12 @@ from hillclimber.harness.checks.base import (
     CheckContext,
     Origin,
     Outcome,
-    Strength,
     digest,
     read_bytes,
 )
 from hillclimber.harness.handlers import read_text
 from hillclimber.sandbox import APP, run_within
+from hillclimber.verify.verifier import Strength
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Check, CheckContext, Outcome, Strength
+from hillclimber.harness.checks.base import Check, CheckContext, Outcome
 from hillclimber.harness.checks.kinds import FileCheck
 from hillclimber.harness.checks.text import Sentence
+from hillclimber.verify.verifier import Strength
 
 _FORM_WORDS = re.compile(
     r"\b(?:format|formatted|example|structure|schema|like this|look like|looks like|following|"
@@ -70,6 +71,8 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
 def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:
     """The form an example shows, read as the first of these that fits: JSON, `KEY=value`
     lines, a CSV table with a header, lines of one shape."""
+    if _DESCRIBED.search(block):
+        return []  # "Line 1: the driver's name": what each line is, not an example of it
     example = _json_example(block)
     if example is not None:
         return [FileMatchesJson(output, json.dumps(example), items)] if json_wanted else []
@@ -80,6 +83,9 @@ def _example_checks(block: str, output: str, json_wanted: bool, items: int | Non
     if shape := _line_shape(block):
         return [FileLinesLike(output, shape)]
     return []
+
+
+_DESCRIBED = re.compile(r"(?im)^\s*(?:line|row|field|column|part|step)\s*\d+\s*[:=-]")
 
 
 def _about_the_result(said: list[Sentence], index: int) -> bool:
@@ -124,6 +130,8 @@ def _stated_counts(
 
 _COMMENT = re.compile(r"(?m)(?:^|(?<=[,\[{]))\s*(?://|#).*$")
 _ELLIPSIS = re.compile(r"(?m)^\s*(?:\.\.\.|…)\s*,?\s*$|,\s*(?:\.\.\.|…)(?=\s*[\]}])")
+_EMPTIED = re.compile(r"([\[{])\s*(?:\.\.\.|…)\s*([\]}])")
+"""`[...]`, `{...}`: an array or object of any items."""
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 _BARE_PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
 _BARE_GENERIC = re.compile(r"^(?:value|val|values|string|number|text|something|x)$", re.I)
@@ -133,7 +141,8 @@ _PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
 def _json_example(block: str) -> dict[str, object] | list[object] | None:
     """The object or array an example shows, with its comments and `...` left out, and a
     bare placeholder (`<number>`) read as any value."""
-    text = _TRAILING_COMMA.sub(r"\1", _ELLIPSIS.sub("", _COMMENT.sub("", block)))
+    text = _ELLIPSIS.sub("", _COMMENT.sub("", _EMPTIED.sub(r"\1\2", block)))
+    text = _TRAILING_COMMA.sub(r"\1", text)
     text = _BARE_PLACEHOLDER.sub("null", text)
     try:
         found = json.loads(text)
@@ -246,7 +255,6 @@ _FIELD = re.compile(
     r"^\s*(?P<label>[A-Za-z_][A-Za-z0-9_.-]*)\s*(?P<sep>=)\s*(?P<value>\S.*)$|"
     r"^\s*(?P<label2>[A-Za-z][A-Za-z0-9_ ()/-]{0,40}?)\s*(?P<sep2>:)\s+(?P<value2>\S.*)$"
 )
-_NUMBERED = re.compile(r"^(?:line|row|field|column|part|step)\s*\d+$", re.I)
 _GENERIC = re.compile(r"^(?:value|val|values|string|number|text|something|x)$", re.I)
 _PLACEHOLDER = re.compile(r"^<[^>]*>$|^\[[^\]]*\]$|^\{[^}]*\}$|^\.\.\.$|^…$")
 
@@ -266,8 +274,6 @@ def _fields(block: str) -> tuple[str, ...]:
     all with one separator, most of its lines such fields; else none."""
     lines = [line for line in block.splitlines() if line.strip()]
     found = [f for f in map(_field, lines) if f is not None]
-    if any(_NUMBERED.match(label) for label, _, _ in found):
-        return ()  # "Line 1: the driver's name": a description of lines, not their labels
     if any(_GENERIC.match(value) for _, _, value in found):
         return ()  # "CONFIG_OPTION_NAME=value": a template of lines, not their labels
     labels = [label for label, _, _ in found]

@@ -1,0 +1,230 @@
+"""Independent agreement: a second answer to the same question, obtained another way.
+
+When the harness's own checks pass but none shows the values are right (only form or weak
+checks), the answer file could hold anything of the right shape. The harness then asks the
+model one small question apart from the loop — one shell command that works the answer out
+again from the task's input, without reading the answer file, and prints it — runs it with the
+workspace put back afterwards, and compares what it prints with the file:
+- they agree: value evidence; the trial ends `agreed`;
+- they differ: a failing check, shown to the model with both answers;
+- no usable second answer (no command, an error, nothing printed, the answer file read, a
+  command the model already ran): nothing is learnt, and the gate goes on as without it.
+
+Each content of the answer file is judged once: the model asked to look again after a
+disagreement and changing nothing is not asked again (the gate lets it stand by its answer).
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+
+from hillclimber.harness.asking import Asker
+from hillclimber.harness.checks.base import digest, read_bytes
+from hillclimber.harness.summary import clip
+from hillclimber.models.base import CompletionRequest, Message
+from hillclimber.sandbox import Sandbox, run_within
+
+SYSTEM = (
+    "You check an answer by working it out again in another way. Reply with one shell command"
+    " and nothing else."
+)
+MAX_CHARS = 2000
+"""An answer file longer than this is not a computed result to compare."""
+MAX_LINES = 40
+CODE = (".py", ".sh", ".bash", ".c", ".h", ".cpp", ".js", ".ts", ".go", ".rs", ".java", ".rb",
+        ".pl", ".r", ".R", ".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".html", ".xml",
+        ".sql", ".md", ".mk")  # fmt: skip
+"""Files written rather than computed: a second program would not print them."""
+
+
+@dataclass(frozen=True)
+class Verdict:
+    path: str
+    command: str
+    printed: str
+    held: str
+    agrees: bool
+
+    def feedback(self) -> str:
+        """What the model is told of a disagreement."""
+        return (
+            f"A second computation disagrees with {self.path}: `{clip(self.command, 120)}` printed"
+            f" {clip(self.printed.strip(), 160)!r}, but {self.path} holds"
+            f" {clip(self.held.strip(), 160)!r}. One of them is wrong: work out which, fix"
+            f" {self.path} if it is, then call task_complete."
+        )
+
+
+@dataclass
+class Agreement:
+    """Asks for, runs and compares second answers for the files the checks name as the
+    answer (`answers`: new files, in the order the instruction names them)."""
+
+    asker: Asker
+    instruction: str
+    sandbox: Sandbox
+    workdir: str
+    answers: Sequence[str]
+    keep: Callable[[], AbstractContextManager[object]] | None
+    """Puts the workspace back after the second command; None: it is too big to, and no
+    command is run."""
+    max_asks: int = 3
+    command_timeout: float = 30.0
+    remaining: Callable[[], float] = lambda: float("inf")
+    asks: int = 0
+    judged: set[str] = field(default_factory=set)
+    """Digests of the answer file's contents a second answer was asked for."""
+
+    def judge(self, tried: Sequence[str], turn: int) -> Verdict | None:
+        """A second answer compared with the answer file, or None when none could be had."""
+        found = self._answer()
+        if found is None or self.keep is None or self.asks >= self.max_asks:
+            return None
+        path, held = found
+        key = digest(held.encode()) or ""
+        if key in self.judged:
+            return None  # asked already: nothing new to learn
+        self.judged.add(key)
+        self.asks += 1
+        command = self._ask(path, turn)
+        if not command or _reads(command, path) or _ran_before(command, tried):
+            return None
+        with self.keep():
+            result = run_within(
+                self.sandbox,
+                command,
+                remaining=self.remaining,
+                timeout=self.command_timeout,
+                cwd=self.workdir,
+            )
+        if result.timed_out or result.exit_code != 0 or not result.stdout.strip():
+            return None
+        return Verdict(path, command, result.stdout, held, same(held, result.stdout))
+
+    def _answer(self) -> tuple[str, str] | None:
+        """The first answer file that holds a short computed result, and its text."""
+        for path in self.answers:
+            if path.endswith(CODE):
+                continue
+            data = read_bytes(self.sandbox, path)
+            text = data.decode(errors="replace") if data else ""
+            if text.strip() and len(text) <= MAX_CHARS and text.count("\n") <= MAX_LINES:
+                return path, text
+        return None
+
+    def _ask(self, path: str, turn: int) -> str:
+        prompt = (
+            f"Task:\n{clip(self.instruction, 1500)}\n\n"
+            f"Someone wrote the answer to {path}. Write ONE shell command that works out the"
+            f" same answer again from the task's input files, in a different way, and prints it"
+            f" exactly as {path} should hold it. Do not read {path}."
+            " Reply with the command only."
+        )
+        request = CompletionRequest(
+            messages=[Message(role="system", content=SYSTEM), Message(role="user", content=prompt)],
+            max_tokens=160,
+            temperature=self.asker.settings.temperature,
+        )
+        return command_in(self.asker.complete(request, role="second", turn=turn))
+
+
+_FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.DOTALL)
+
+
+def command_in(answer: str) -> str:
+    """The command of an answer: a fenced block's, or the first line (prompt signs and
+    backticks around it taken off; a line ending in `\\` goes on)."""
+    fenced = _FENCE.search(answer)
+    text = fenced.group(1) if fenced else answer
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    command = lines[0]
+    for line in lines[1:]:
+        if not command.endswith("\\"):
+            break
+        command = command[:-1].rstrip() + " " + line
+    return command.removeprefix("$ ").strip().strip("`").strip()
+
+
+def _reads(command: str, path: str) -> bool:
+    return posixpath.basename(path) in command
+
+
+_REDIRECT = re.compile(r"\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*\S+\s*$")
+
+
+def _ran_before(command: str, tried: Sequence[str]) -> bool:
+    """The command the model ran to make the answer, its output no longer redirected: the
+    same way, not another."""
+    plain = " ".join(_REDIRECT.sub("", command).split())
+    return any(" ".join(_REDIRECT.sub("", t).split()) == plain for t in tried)
+
+
+# -- comparing two answers --------------------------------------------------------------------
+
+
+def same(held: str, printed: str) -> bool:
+    """Whether two answers say the same: equal text; equal JSON; the same lines in the same or
+    any order; numbers equal to the precision the less precise one is written with."""
+    first, second = held.strip(), printed.strip()
+    if not first or not second:
+        return False
+    if first == second:
+        return True
+    one, other = _json(first), _json(second)
+    if one is not _NOT_JSON and other is not _NOT_JSON:
+        return _close(one, other)
+    lines = [line.split() for line in first.splitlines() if line.strip()]
+    others = [line.split() for line in second.splitlines() if line.strip()]
+    if len(lines) != len(others):
+        return False
+    in_order = all(_close(a, b) for a, b in zip(lines, others, strict=True))
+    return in_order or sorted(map(tuple, lines)) == sorted(map(tuple, others))
+
+
+_NOT_JSON = object()
+
+
+def _json(text: str) -> object:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return _NOT_JSON
+
+
+def _close(a: object, b: object) -> bool:
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    x, y = _number(a), _number(b)
+    if x is not None and y is not None:
+        places = min(_places(x), _places(y))
+        return abs(x - y) <= (Decimal(5) / 10 ** (places + 1) if places else 0)
+    return a == b
+
+
+def _number(value: object) -> Decimal | None:
+    if isinstance(value, int | float):
+        value = repr(value)
+    if not isinstance(value, str):
+        return None
+    try:
+        number = Decimal(value.replace(",", "").rstrip("%"))
+    except InvalidOperation:
+        return None
+    return number if number.is_finite() else None
+
+
+def _places(number: Decimal) -> int:
+    exponent = number.as_tuple().exponent
+    return -exponent if isinstance(exponent, int) and exponent < 0 else 0

@@ -1,0 +1,143 @@
+"""Independent agreement (`harness/agreement.py`): on a pass of checks that cannot tell whether
+the values are right, the answer is worked out again another way and compared — agreeing ends
+the trial `agreed`, disagreeing is a failure shown to the model, no usable second answer leaves
+the gate as it was."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.harness import HarnessAgent
+from hillclimber.harness.agreement import command_in, same
+from hillclimber.harness.presets import preset
+from hillclimber.models import ScriptedModel
+from hillclimber.task import Task, TaskFormat
+
+from conftest import host_sandbox
+
+SUM = "Write the sum of the numbers in /app/numbers.txt to /app/total.txt."
+DONE = '{"name": "task_complete", "arguments": {}}'
+AWK = "awk '{s+=$1} END {print s}' /app/numbers.txt"
+
+
+def write(path: str, content: str) -> str:
+    return json.dumps({"name": "write_file", "arguments": {"path": path, "content": content}})
+
+
+def run_command(command: str) -> str:
+    return json.dumps({"name": "run_command", "arguments": {"command": command}})
+
+
+def run_agent(tmp_path: Path, answers: list[str]) -> tuple[AgentOutcome, ScriptedModel, Path]:
+    sandbox, workspace = host_sandbox(tmp_path / "trial")
+    (workspace / "numbers.txt").write_text("3\n4\n5\n")
+    task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True)
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
+    model = ScriptedModel(answers)
+    return HarnessAgent(model, config).run(ctx), model, log_dir
+
+
+def test_a_second_answer_that_agrees_ends_the_trial(tmp_path: Path) -> None:
+    outcome, model, log_dir = run_agent(tmp_path, [write("/app/total.txt", "12\n"), DONE, AWK])
+    assert outcome.info["loop_exit"] == "agreed"
+    model.assert_complete()
+    asked = model.requests[-1].messages[-1].content
+    assert "Do not read /app/total.txt" in asked and SUM in asked
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second = [s for s in steps if s.get("message") == "second answer"]
+    assert second and second[0]["extra"]["agrees"] is True
+
+
+def test_a_second_answer_that_disagrees_is_a_failure_to_fix(tmp_path: Path) -> None:
+    answers = [write("/app/total.txt", "3+4+5\n"), DONE, AWK, write("/app/total.txt", "12"), DONE,
+               f"```sh\n{AWK}\n```"]  # fmt: skip
+    outcome, model, _ = run_agent(tmp_path, answers)
+    assert outcome.info["loop_exit"] == "agreed"
+    model.assert_complete()
+    told = model.requests[3].messages[-1].content
+    assert "A second computation disagrees with /app/total.txt" in told and "'12'" in told
+
+
+def test_standing_by_an_answer_after_a_disagreement_is_the_models_word(tmp_path: Path) -> None:
+    """The same content is never judged twice: the model may keep its answer (confirmed)."""
+    answers = [write("/app/total.txt", "11"), DONE, AWK, DONE, DONE]
+    outcome, model, _ = run_agent(tmp_path, answers)
+    assert outcome.info["loop_exit"] == "confirmed"
+    model.assert_complete()
+
+
+@pytest.mark.parametrize(
+    "second",
+    [
+        "cat /app/total.txt",  # reads the answer
+        "echo",  # prints nothing
+        "exit 3",  # fails
+        "",  # no command
+    ],
+)
+def test_no_usable_second_answer_leaves_the_gate_as_it_was(second: str, tmp_path: Path) -> None:
+    answers = [write("/app/total.txt", "11"), DONE, second, DONE]
+    outcome, model, _ = run_agent(tmp_path, answers)
+    assert outcome.info["loop_exit"] == "confirmed"  # shown the result, the model stood by it
+    model.assert_complete()
+
+
+def test_the_command_that_made_the_answer_is_not_a_second_way(tmp_path: Path) -> None:
+    answers = [run_command(f"{AWK} > /app/total.txt"), DONE, AWK, DONE]
+    outcome, model, _ = run_agent(tmp_path, answers)
+    assert outcome.info["loop_exit"] == "confirmed"
+    model.assert_complete()
+
+
+@pytest.mark.parametrize(
+    ("held", "printed"),
+    [
+        ("12\n", "12"),
+        ("12", "12.0"),
+        ("3.14", "3.14159"),  # to the precision the answer is written with
+        ('{"a": 1, "b": [2, 3]}', '{"b": [2, 3.0], "a": 1}'),
+        ("x 1\ny 2\n", "y 2\nx 1\n"),  # the same lines in another order
+        ("a  b\n", "a b"),
+    ],
+)
+def test_answers_that_agree(held: str, printed: str) -> None:
+    assert same(held, printed)
+
+
+@pytest.mark.parametrize(
+    ("held", "printed"),
+    [
+        ("12", "13"),
+        ("3", "3.4"),  # an integer is exact
+        ("3.1", "3.2"),
+        ('{"a": 1}', '{"a": 1, "b": 2}'),
+        ("x\ny\n", "x\n"),
+        ("", ""),
+        ("true", "1"),
+        ("12", "total: 12"),
+    ],
+)
+def test_answers_that_differ(held: str, printed: str) -> None:
+    assert not same(held, printed)
+
+
+@pytest.mark.parametrize(
+    ("answer", "command"),
+    [
+        ("wc -l < /app/a.txt", "wc -l < /app/a.txt"),
+        ("```bash\nwc -l /app/a.txt\n```\nThis counts lines.", "wc -l /app/a.txt"),
+        ("$ sort -u /app/a | \\\n  wc -l", "sort -u /app/a | wc -l"),
+        ("`grep -c x /app/a`", "grep -c x /app/a"),
+        ("", ""),
+    ],
+)
+def test_the_command_of_an_answer(answer: str, command: str) -> None:
+    assert command_in(answer) == command

@@ -1,0 +1,193 @@
+"""Checks of the form an instruction states for its result (`harness/checks/shape.py`): each rule
+on several phrasings (some as TermiGen's tasks write them), what passes and fails them, and a
+table of instructions where none may fire."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hillclimber.harness.checks import build_checks
+from hillclimber.harness.checks.base import CheckContext
+from hillclimber.harness.checks.shape import (
+    FileHasFields,
+    FileHasHeader,
+    FileLineCount,
+    FileLinesLike,
+    FileMatchesJson,
+)
+
+from conftest import host_sandbox
+
+
+def form_checks(instruction: str, tmp_path: Path, files: dict[str, str] | None = None) -> list:
+    sandbox, workspace = host_sandbox(tmp_path)
+    for name, text in (files or {"data.csv": "a,b\n1,2\n"}).items():
+        (workspace / name).write_text(text)
+    built = build_checks(instruction, sandbox)
+    return [check for check in built.checks if check.strength == "form"]
+
+
+def outcome(check: object, tmp_path: Path, text: str) -> tuple[bool, str]:
+    sandbox, workspace = host_sandbox(tmp_path / "judge")
+    target = workspace / Path(check.path).name  # type: ignore[attr-defined]
+    target.write_text(text)
+    moved = type(check)(**{**check.__dict__, "path": f"/app/{target.name}"})  # type: ignore[arg-type]
+    result = moved.run(CheckContext(sandbox, {}))
+    return result.passed, result.detail
+
+
+JSON_PHRASINGS = [
+    "Save your results to `/app/out.json` with this structure:\n```json\n"
+    '{\n  "total": 12,\n  "names": ["a", "b"]\n}\n```',
+    "Write a JSON report to /app/out.json.\n\nExample output format:\n```\n"
+    '{"total": 3, "names": ["x"]}\n```',
+    "**Output Requirements:**\nCreate `/app/out.json`.\n\nThe file should look like this:\n"
+    '```json\n{\n  "total": <number>,\n  "names": [...]\n}\n```',
+]
+
+
+@pytest.mark.parametrize("instruction", JSON_PHRASINGS)
+def test_a_json_example_gives_its_keys(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileMatchesJson)]
+    assert check.path == "/app/out.json" and "keys total, names" in check.name
+    assert outcome(check, tmp_path, '{"total": 7, "names": ["p", "q"], "extra": 1}')[0]
+    assert outcome(check, tmp_path, '{"total": 7}') == (False, "the top lacks the key names")
+    assert not outcome(check, tmp_path, "7")[0]
+
+
+def test_a_json_example_checks_the_kinds_of_values_and_array_items(tmp_path: Path) -> None:
+    example = '[{"port": 8080, "command": "nginx"}, {"port": 22, "command": "sshd"}]'
+    check = FileMatchesJson("/app/ports.json", example)
+    assert outcome(check, tmp_path, '[{"port": 1, "command": "a"}]')[0]
+    assert outcome(check, tmp_path, "[]")[0]  # no items: nothing of the wrong form
+    assert outcome(check, tmp_path, '[{"port": "1", "command": "a"}]') == (
+        False,
+        "the top[0].port is a string, not a number",
+    )
+    assert outcome(check, tmp_path, '[{"port": null, "command": "a"}]')[0]  # null: anything
+    counted = FileMatchesJson("/app/ports.json", example, items=2)
+    assert outcome(counted, tmp_path, '[{"port": 1, "command": "a"}]') == (
+        False,
+        "1 items, not 2",
+    )
+
+
+def test_keys_that_are_data_are_not_demanded(tmp_path: Path) -> None:
+    """`{"10.0.0.1": 3}`, `{"user1": …}`: a map; only its values' form is kept."""
+    check = FileMatchesJson("/app/hits.json", '{"10.0.0.1": 3, "10.0.0.2": 5}')
+    assert "named entries" in check.name
+    assert outcome(check, tmp_path, '{"192.168.1.9": 12}')[0]
+    assert not outcome(check, tmp_path, '{"192.168.1.9": "twelve"}')[0]
+
+
+FIELD_PHRASINGS = [
+    "Save your findings to `/app/diagnosis.txt` in this exact format:\n\n```\n"
+    "FAILED_JOB=<job_name>\nREASON=<one-line explanation>\n```",
+    "Write the result to /app/diagnosis.txt. Example output:\n```\n"
+    "FAILED_JOB=redis-cache\nREASON=not enough memory\n```",
+    "Create /app/diagnosis.txt containing two lines like the following:\n\n"
+    "FAILED_JOB=web\nREASON=port in use",
+]
+
+
+@pytest.mark.parametrize("instruction", FIELD_PHRASINGS)
+def test_key_value_lines_of_an_example_are_demanded(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileHasFields)]
+    assert check.labels == ("FAILED_JOB=", "REASON=")
+    assert outcome(check, tmp_path, "REASON=too big\nFAILED_JOB=batch\n")[0]
+    assert outcome(check, tmp_path, "FAILED_JOB=batch\n") == (False, "no line REASON=")
+    assert outcome(check, tmp_path, "FAILED_JOB=<job_name>\nREASON=x\n") == (
+        False,
+        "FAILED_JOB= holds a placeholder",
+    )
+
+
+def test_labels_with_a_colon_and_words(tmp_path: Path) -> None:
+    instruction = (
+        "Save the summary to /app/summary.txt in this format:\n```\n"
+        "Total requests: 1234\nUnique IPs: 56\n```"
+    )
+    [check] = form_checks(instruction, tmp_path)
+    assert check.labels == ("Total requests:", "Unique IPs:")
+    assert outcome(check, tmp_path, "Unique IPs: 3\nTotal requests: 9\n")[0]
+
+
+LINE_PHRASINGS = [
+    "Save the peaks to `/app/peaks.txt`, one per line.\n\nExample output:\n```\n"
+    "chr1:1523\nchr1:8947\nchr2:3301\n```",
+    "Write every site to /app/peaks.txt using this exact format:\n```\nchr7:10\nchrX:99\n```",
+    "The output file /app/peaks.txt should contain lines like the following:\n\n"
+    "chr1:5\nchr2:6",
+]
+
+
+@pytest.mark.parametrize("instruction", LINE_PHRASINGS)
+def test_lines_of_one_shape(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLinesLike)]
+    assert outcome(check, tmp_path, "chr3:17\nchr10:2\n")[0]
+    assert outcome(check, tmp_path, "chr3 17\n") == (
+        False,
+        "the line 'chr3 17' is not like the example's",
+    )
+    assert not outcome(check, tmp_path, "")[0]
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Save the answer to /app/result.txt. The file must contain exactly 3 lines.",
+        "Create `/app/result.txt` with exactly three lines: the mean, the median and the mode.",
+        "**Output:** write /app/result.txt\n\n- It contains exactly 3 non-empty lines",
+    ],
+)
+def test_a_stated_number_of_lines(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLineCount)]
+    assert check.lines == 3
+    assert outcome(check, tmp_path, "1\n2\n\n3\n")[0]
+    assert outcome(check, tmp_path, "1\n2\n") == (False, "it has 2")
+
+
+def test_a_csv_example_gives_its_header(tmp_path: Path) -> None:
+    instruction = (
+        "Write the table to /app/out.csv.\n\nExample output format:\n```\n"
+        "sample_id,mean_value,max_value\nS1,45.2,89.3\nS2,38.7,72.1\n```"
+    )
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileHasHeader)]
+    assert outcome(check, tmp_path, "sample_id,mean_value,max_value\nA,1,2\n")[0]
+    assert outcome(check, tmp_path, "sample_id,mean_value,max_value\nA,1\n") == (
+        False,
+        "row 2 has 2 fields",
+    )
+    assert not outcome(check, tmp_path, "id,mean,max\nA,1,2\n")[0]
+
+
+NEGATIVES = [
+    # an example of the input, not of the result
+    "Each line of /app/data.csv has this format:\n```\nid=1\nname=x\n```\n"
+    "Write the count to /app/count.txt.",
+    # the example's names are said not to be the real ones
+    "Save the config to /app/config.json.\n\nExample output format:\n```json\n"
+    '{"field_one": "a", "field_two": "b"}\n```\n\n(Note: the actual field names will be '
+    "different - you must find them.)",
+    # a template of lines, not their labels
+    "Save the options to /app/options.txt. Example format:\n```\nCONFIG_OPTION_NAME=value\n```",
+    # lines described by number, not labelled
+    "Create /app/answer.txt containing exactly:\n\nLine 1: the driver name\nLine 2: the old one",
+    # "exactly one line per edge" counts edges, not the file's lines
+    "Save the results to /app/edges.txt, exactly one line per proposed edge.",
+    # a requirement list after a colon is not an example
+    "Create a Python script at /app/run.py that:\n- Reads the data\n- Writes /app/x.json",
+    # a code block of commands
+    "Write /app/notes.txt. Run it like this:\n```bash\npython3 run.py --fast\n```",
+    # two files in scope: which one the example is of is not said
+    "Write /app/a.json and /app/b.json in this format:\n```json\n{\"k\": 1}\n```",
+    # a single example line: a path's shape would bind the answer's number of folders
+    "Save the library folder to /app/lib.txt.\n\nExample:\n```\n/usr/lib/x86_64-linux-gnu\n```",
+]
+
+
+@pytest.mark.parametrize("instruction", NEGATIVES)
+def test_no_form_check_where_none_is_stated(instruction: str, tmp_path: Path) -> None:
+    assert [c.name for c in form_checks(instruction, tmp_path)] == []
