@@ -80,6 +80,12 @@ def test_keys_that_are_data_are_not_demanded(tmp_path: Path) -> None:
     assert "named entries" in check.name
     assert outcome(check, tmp_path, '{"192.168.1.9": 12}')[0]
     assert not outcome(check, tmp_path, '{"192.168.1.9": "twelve"}')[0]
+    nested = FileMatchesJson(
+        "/app/nets.json",
+        '{"web-1": {"ip": "a", "networks": {"bridge": "x"}}, "db-1": {"ip": "b", "networks": {}}}',
+    )  # only what every entry shows is demanded: the networks' names are data too
+    assert outcome(nested, tmp_path, '{"c-9": {"ip": "z", "networks": {"front": "y"}}}')[0]
+    assert not outcome(nested, tmp_path, '{"c-9": {"networks": {}}}')[0]
 
 
 FIELD_PHRASINGS = [
@@ -131,7 +137,18 @@ def test_lines_of_one_shape(instruction: str, tmp_path: Path) -> None:
         False,
         "the line 'chr3 17' is not like the example's",
     )
-    assert not outcome(check, tmp_path, "")[0]
+    assert outcome(check, tmp_path, "c!r$3:17\n")[0]  # a word may hold any character
+    assert outcome(check, tmp_path, "")[0]  # nothing of another form (`exists` sees empty)
+
+
+def test_spaces_beside_a_mark_are_optional(tmp_path: Path) -> None:
+    instruction = (
+        "Write the verdicts to /app/edges.txt in this format:\n```\n"
+        "A -> B: SUPPORTED\nC -> D: REJECTED\n```"
+    )
+    [check] = form_checks(instruction, tmp_path)
+    assert outcome(check, tmp_path, "X->Y:REJECTED\nP -> Q: SUPPORTED\n")[0]
+    assert not outcome(check, tmp_path, "X Y SUPPORTED\n")[0]
 
 
 @pytest.mark.parametrize(
@@ -183,6 +200,11 @@ NEGATIVES = [
     "Write /app/notes.txt. Run it like this:\n```bash\npython3 run.py --fast\n```",
     # two files in scope: which one the example is of is not said
     "Write /app/a.json and /app/b.json in this format:\n```json\n{\"k\": 1}\n```",
+    # a block of code shows a program, not a line pattern
+    "Save the fix to /app/fix.txt in this format:\n```sql\nCREATE INDEX a ON t(c);\n"
+    "CREATE INDEX b ON t(d);\n```",
+    # what a script prints is not the script's own form
+    "Write /app/check.sh that prints exactly 4 lines, like this:\n```\nyes\nno\nyes\nno\n```",
     # a single example line: a path's shape would bind the answer's number of folders
     "Save the library folder to /app/lib.txt.\n\nExample:\n```\n/usr/lib/x86_64-linux-gnu\n```",
 ]

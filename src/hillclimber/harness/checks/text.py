@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from hillclimber.harness.context import NAMED
 
-_FENCE = re.compile(r"```[^\n]*\n(.*?)\n?```", re.DOTALL)
+_FENCE = re.compile(r"```([^\n]*)\n(.*?)\n?```", re.DOTALL)
 _CODE = re.compile(r"`([^`\n]+)`")
 _BULLET = re.compile(r"[-*•]\s|\d+[.)]\s")
 _SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z`/(\"'])|\n\s*\n|\n(?=\s*[-*•]\s)")
@@ -23,6 +23,8 @@ class Sentence:
     """Its inline code spans (`…`), in order."""
     block: str | None = None
     """The text quoted after it (a fence, or a paragraph after a colon)."""
+    language: str = ""
+    """The fence's language tag (`json`, `bash`), if it has one."""
     paths: list[str] = field(default_factory=list)
     """The sandbox paths it names."""
 
@@ -42,7 +44,8 @@ def sentences(instruction: str, workdir: str) -> list[Sentence]:
     for fence in _FENCE.finditer(instruction):
         parts += _prose(instruction[last : fence.start()], workdir)
         if parts and parts[-1].block is None:
-            parts[-1].block = fence.group(1).strip("\n")
+            parts[-1].block = fence.group(2).strip("\n")
+            parts[-1].language = fence.group(1).strip().lower()
         last = fence.end()
     parts += _prose(instruction[last:], workdir)
     return parts
