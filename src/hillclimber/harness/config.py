@@ -126,7 +126,8 @@ class Guards(_Settings):
     """Among: protected_files, overwrites, tool_sequence, workspace_bounds,
     dangerous_commands, repetition, test_before_submit."""
     verify_between_writes: bool = False
-    """tool_sequence: a write must be checked before the next write."""
+    """tool_sequence: a write must be checked before the next write — where there are checks
+    and they do not run after every write by themselves (`auto_verify`)."""
 
     @field_validator("rules")
     @classmethod
@@ -227,6 +228,11 @@ class HarnessConfig(_Settings):
             or "verify_progress" in self.tools
             or self.completion.verify_gated
         )
+
+    def sequences_writes(self, *, checks: bool) -> bool:
+        """Whether a write must be checked before the next one (`verify_between_writes`): only
+        where there are checks to call and they do not already run after every write."""
+        return self.guards.verify_between_writes and checks and not self.climbing.auto_verify
 
     def with_settings(self, settings: Mapping[str, Any]) -> HarnessConfig:
         """A copy with `settings` changed: keys are dotted (`completion.max_verify_retries`)

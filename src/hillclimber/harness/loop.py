@@ -200,7 +200,7 @@ class AgentLoop:
             history=self.state.calls,
             resolve=self._path,
             read=self._read,
-            verify_between_writes=self.config.guards.verify_between_writes,
+            verify_between_writes=self.config.sequences_writes(checks=self.env.verify is not None),
             last_write_failed=self.state.last_write_failed,
             protected=self.protected,
             climbing=self.climb is not None and self.climb.climb.enabled,

@@ -17,8 +17,7 @@ def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> l
         return tool_list(names)
     last = state.calls[-1].name if state.calls else None
     no_progress = config.completion.no_progress_turns
-    sequencing = config.guards.verify_between_writes and not config.climbing.auto_verify
-    if sequencing and last in WRITES:
+    if config.sequences_writes(checks=checks) and last in WRITES:
         names = [n for n in names if n in ("verify_progress", "task_complete")] or names
     elif no_progress and state.turns_since_improvement >= max(no_progress // 2, 2):
         names = [n for n in names if n != "read_file"] or names
