@@ -17,6 +17,10 @@ from hillclimber.task import Task, TaskFormat
 from conftest import host_sandbox
 
 
+def write(path: str, content: str) -> str:
+    return json.dumps({"name": "write_file", "arguments": {"path": path, "content": content}})
+
+
 def test_a_check_between_writes_only_where_one_can_be_called() -> None:
     """`verify_between_writes` asks for verify_progress between writes: without checks it is
     never offered, and with auto-verify every write is checked already."""
@@ -35,8 +39,7 @@ def test_without_checks_a_second_write_is_not_refused(tmp_path: Path) -> None:
     log_dir = tmp_path / "log"
     log_dir.mkdir()
     ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
-    writes = [json.dumps({"name": "write_file", "arguments": {"path": f"/app/{n}.txt",
-                                                              "content": n}}) for n in "ab"]  # fmt: skip
+    writes = [write(f"/app/{name}.txt", name) for name in "ab"]
     model = ScriptedModel([*writes, '{"name": "task_complete", "arguments": {}}'])
     outcome = HarnessAgent(model, config).run(ctx)
     assert (workspace / "a.txt").read_text() == "a" and (workspace / "b.txt").read_text() == "b"
