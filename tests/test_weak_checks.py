@@ -112,6 +112,16 @@ def test_the_gate_asks_once_then_takes_the_models_word() -> None:
     assert ended.value.exit is LoopExit.CONFIRMED
 
 
+def test_a_pass_of_form_checks_never_ends_a_trial_verified() -> None:
+    """The answer has the stated form; its values may still be anything."""
+    gate, state = gate_with(WEAK.model_copy(update={"strength": "form"}))
+    assert gate.finalize("task_complete") is None
+    assert "have the form the task states" in state.feedback[-1]
+    with pytest.raises(LoopEnd) as ended:
+        gate.finalize("task_complete")
+    assert ended.value.exit is LoopExit.CONFIRMED
+
+
 def test_a_last_chance_on_a_weak_pass_never_shown_is_unconfirmed() -> None:
     gate, _ = gate_with(WEAK)
     with pytest.raises(LoopEnd) as ended:
