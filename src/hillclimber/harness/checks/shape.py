@@ -148,8 +148,6 @@ _EMPTIED = re.compile(r"([\[{])\s*(?:\.\.\.|…)\s*([\]}])")
 """`[...]`, `{...}`: an array or object of any items."""
 _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 _BARE_PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
-_BARE_GENERIC = re.compile(r"^(?:value|val|values|string|number|text|something|x)$", re.I)
-_PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
 
 
 def _json_example(block: str) -> dict[str, object] | list[object] | None:
