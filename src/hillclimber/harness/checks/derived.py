@@ -9,13 +9,13 @@ import json
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import CheckContext, Outcome
-from hillclimber.harness.checks.kinds import FileCheck
+from hillclimber.harness.checks.base import Outcome
+from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.verify.verifier import Strength
 
 
 @dataclass(frozen=True)
-class FileHoldsValue(FileCheck):
+class FileHoldsValue(TextCheck):
     """The file holds one of `values` and nothing else (surrounding blank space aside): a value
     worked out from the input (a count of its words or lines); several values where a reading
     is open (lines with or without a last newline)."""
@@ -28,15 +28,12 @@ class FileHoldsValue(FileCheck):
     def name(self) -> str:
         return f"{self.path} holds only {' or '.join(self.values)}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         return Outcome(text.strip() in self.values, f"it holds {text.strip()[:40]!r}")
 
 
 @dataclass(frozen=True)
-class FileHasRecords(FileCheck):
+class FileHasRecords(TextCheck):
     """The file is a JSON array of `count` objects, each with exactly the `keys` (a table's
     header) — a conversion of that table, record for record."""
 
@@ -51,10 +48,7 @@ class FileHasRecords(FileCheck):
             f"{self.path} is a JSON array of {self.count} objects with keys {', '.join(self.keys)}"
         )
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         try:
             data = json.loads(text)
         except ValueError:
@@ -70,7 +64,7 @@ class FileHasRecords(FileCheck):
 
 
 @dataclass(frozen=True)
-class FileListsNames(FileCheck):
+class FileListsNames(TextCheck):
     """The file holds, one per line, the names of a folder's entries as they were (in any
     order); `optional` names may be there or not (the listing file itself, made by the
     command that lists)."""
@@ -84,10 +78,7 @@ class FileListsNames(FileCheck):
     def name(self) -> str:
         return f"{self.path} lists the {len(self.names)} names, one per line"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         found = set(lines) - set(self.optional)
         missing = sorted(set(self.names) - found)

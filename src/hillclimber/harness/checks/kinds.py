@@ -37,10 +37,18 @@ class FileCheck:
     strength: ClassVar[Strength] = "weak"
     """Weak unless the kind says otherwise: a file there, parsing or changed can hold anything."""
 
-    def _read(self, ctx: CheckContext) -> str | Outcome:
-        """The file's text, or the failing outcome when there is no text file."""
+
+@dataclass(frozen=True)
+class TextCheck(FileCheck):
+    """A check of what a text file holds: it fails when there is no text file, else it is
+    the kind's `judge` of the text."""
+
+    def run(self, ctx: CheckContext) -> Outcome:
         found = read_text(ctx.sandbox, self.path)
-        return Outcome(False, "no such text file") if found is None else found
+        return Outcome(False, "no such text file") if found is None else self.judge(found)
+
+    def judge(self, text: str) -> Outcome:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
@@ -100,7 +108,7 @@ class FileEquals(FileCheck):
 
 
 @dataclass(frozen=True)
-class FileHasText(FileCheck):
+class FileHasText(TextCheck):
     """The file holds `text`: as a whole line when it is one line, else as a block of lines;
     with `only`, nothing else (blank lines around it aside)."""
 
@@ -115,10 +123,7 @@ class FileHasText(FileCheck):
         what = "the lines" if "\n" in self.text else "the line"
         return f"{self.path} has {'only ' if self.only else ''}{what} {shown!r}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         lines = [line.rstrip("\r") for line in text.splitlines()]
         wanted = self.text.splitlines()
         if self.only:
@@ -138,7 +143,7 @@ def _trimmed(lines: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
-class FileContains(FileCheck):
+class FileContains(TextCheck):
     """The file holds `text` somewhere (`9090`, `DEBUG=true`)."""
 
     strength: ClassVar[Strength] = "value"
@@ -149,13 +154,12 @@ class FileContains(FileCheck):
     def name(self) -> str:
         return f"{self.path} contains {self.text!r}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        return text if isinstance(text, Outcome) else Outcome(self.text in text, "not there")
+    def judge(self, text: str) -> Outcome:
+        return Outcome(self.text in text, "not there")
 
 
 @dataclass(frozen=True)
-class FileLacks(FileCheck):
+class FileLacks(TextCheck):
     """`text` is no longer in the file as a word of its own (`8080`, not in `18080`)."""
 
     text: str
@@ -164,17 +168,14 @@ class FileLacks(FileCheck):
     def name(self) -> str:
         return f"{self.path} no longer holds {self.text!r}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         word = _word(self.text)
         left = [line for line in text.splitlines() if word.search(line)]
         return Outcome(not left, f"still in {left[0].strip()[:60]!r}" if left else "")
 
 
 @dataclass(frozen=True)
-class FileOnlyReplaced(FileCheck):
+class FileOnlyReplaced(TextCheck):
     """Each line is the line that was there at the start, or that line with `old` (a word of
     its own) made `new`: a change "from A to B" where nothing else may change. An
     invariant."""
@@ -188,10 +189,7 @@ class FileOnlyReplaced(FileCheck):
     def name(self) -> str:
         return f"{self.path} differs from its start only where {self.old!r} became {self.new!r}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         now, was = text.splitlines(), self.before.splitlines()
         if len(now) != len(was):
             return Outcome(False, f"{len(now)} lines, not {len(was)}")
@@ -205,7 +203,7 @@ class FileOnlyReplaced(FileCheck):
 
 
 @dataclass(frozen=True)
-class FileKeepsLines(FileCheck):
+class FileKeepsLines(TextCheck):
     """Every line the file had at the start is still there, in the same order (what is added
     may go anywhere): an append keeps what was there. An invariant."""
 
@@ -216,10 +214,7 @@ class FileKeepsLines(FileCheck):
     def name(self) -> str:
         return f"{self.path} keeps every line it had"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         now = iter(text.splitlines())
         for line in self.before.splitlines():
             if not any(line == other for other in now):
@@ -235,17 +230,16 @@ Format = Literal["json", "csv", "toml", "yaml"]
 
 
 @dataclass(frozen=True)
-class FileParses(FileCheck):
+class FileParses(TextCheck):
     format: Format
 
     @property
     def name(self) -> str:
         return f"{self.path} is valid {self.format.upper()}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome) or not text.strip():
-            return Outcome(False, "no such file, or empty")
+    def judge(self, text: str) -> Outcome:
+        if not text.strip():
+            return Outcome(False, "it is empty")
         try:
             _PARSERS[self.format](text)
         except Exception as err:  # any parser's error means the same here
@@ -268,15 +262,12 @@ _PARSERS: dict[str, Callable[[str], object]] = {
 
 
 @dataclass(frozen=True)
-class FileHoldsNumber(FileCheck):
+class FileHoldsNumber(TextCheck):
     @property
     def name(self) -> str:
         return f"{self.path} holds a number"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         try:
             float(text.strip().replace(",", ""))
         except ValueError:

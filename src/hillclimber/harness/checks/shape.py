@@ -20,8 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Check, CheckContext, Outcome
-from hillclimber.harness.checks.kinds import FileCheck
+from hillclimber.harness.checks.base import Check, Outcome
+from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
 
@@ -225,7 +225,7 @@ def _common(items: list[object]) -> object:
 
 
 @dataclass(frozen=True)
-class FileMatchesJson(FileCheck):
+class FileMatchesJson(TextCheck):
     """The file is JSON with the structure of the instruction's example: its keys, its kinds of
     values, arrays whose items have the form of the example's items (and as many items as the
     instruction states, when it does)."""
@@ -248,10 +248,7 @@ class FileMatchesJson(FileCheck):
         count = f" of {self.items} items" if self.items and isinstance(shown, list) else ""
         return f"{self.path} has the form of the JSON example ({what}{count})"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         try:
             found = json.loads(text)
         except ValueError as err:
@@ -301,7 +298,7 @@ def _fields(block: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class FileHasFields(FileCheck):
+class FileHasFields(TextCheck):
     """The file has a line for each of the example's `KEY=` (or `Label:`) fields, in any
     order, each with a value that is not the example's placeholder (`<job_name>`)."""
 
@@ -314,10 +311,7 @@ class FileHasFields(FileCheck):
     def name(self) -> str:
         return f"{self.path} has a line for each of {' '.join(self.labels)}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         values: dict[str, str] = {}
         for line in text.splitlines():
             found = _field(line, _ANSWER_FIELD)
@@ -331,7 +325,7 @@ class FileHasFields(FileCheck):
 
 
 @dataclass(frozen=True)
-class FileLineCount(FileCheck):
+class FileLineCount(TextCheck):
     """The file has the number of (non-blank) lines the instruction states."""
 
     strength: ClassVar[Strength] = "form"
@@ -342,10 +336,7 @@ class FileLineCount(FileCheck):
     def name(self) -> str:
         return f"{self.path} has exactly {self.lines} line{'s' if self.lines > 1 else ''}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         count = sum(1 for line in text.splitlines() if line.strip())
         every = len(text.splitlines())  # a line may be empty where the instruction allows it
         return Outcome(self.lines in (count, every), f"it has {count}")
@@ -367,7 +358,7 @@ def _csv_header(block: str) -> tuple[str, ...]:
 
 
 @dataclass(frozen=True)
-class FileHasHeader(FileCheck):
+class FileHasHeader(TextCheck):
     """The file is a table whose first row is the example's header, every row as wide."""
 
     strength: ClassVar[Strength] = "form"
@@ -378,10 +369,7 @@ class FileHasHeader(FileCheck):
     def name(self) -> str:
         return f"{self.path} has the header {','.join(self.header)}"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         rows = [row for row in csv.reader(io.StringIO(text)) if row]
         if not rows or tuple(name.strip() for name in rows[0]) != self.header:
             return Outcome(False, f"its first row is {','.join(rows[0])[:60] if rows else ''!r}")
@@ -433,7 +421,7 @@ _NUM = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
 
 
 @dataclass(frozen=True)
-class FileLinesLike(FileCheck):
+class FileLinesLike(TextCheck):
     """Every line of the file has the shape of the example's lines (`chr1:1523`): a number
     where they show a number, a word where they show a word, the same marks between."""
 
@@ -446,10 +434,7 @@ class FileLinesLike(FileCheck):
     def name(self) -> str:
         return f"{self.path} has lines of the example's form"
 
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = self._read(ctx)
-        if isinstance(text, Outcome):
-            return text
+    def judge(self, text: str) -> Outcome:
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         wrong = next((line for line in lines if not re.fullmatch(self.shape, line)), None)
         return Outcome(
