@@ -12,15 +12,16 @@ again. Per task it prints the checks kept with their kinds and strength, whether
 (its pass shows the content is right: a stated value, an exact copy, a stated output — not only
 that a file is there, parses or changed), whether a goal check is sound and informative (fails
 untouched, passes after the solution) and the kept checks that fail the reference solution (a
-wrong check blocks a correct answer); then how often each kind of check fired. Goals: a strong
-check for at least 80% of tasks; at least 90% sound and informative; at most 10% failing the
-solution.
+wrong check blocks a correct answer); then how often each kind of check fired (* value, + form).
+Goals: a strong check (form or value) for at least 80% of tasks; at least 90% sound and
+informative; at most 10% failing the solution.
 
 False passes of a finished run (`--run`, a run or a comparison folder): of its trials that
-checked themselves (`feedback: self`), those whose own checks all passed at the end — a strong
-pass (`verified`) or a weak one the model stood by (`confirmed`; before strength was recorded,
-every pass ended `verified` and its strength is read from its checks' names) — and how many of
-each failed the task's tests. Goal: at most 20% of self-checked passes false.
+checked themselves (`feedback: self`), those whose own checks all passed at the end — a pass
+with a value check (`verified`), one a second computation agreed with (`agreed`), or one of
+form or weak checks the model stood by (`confirmed`; before strength was recorded, every pass
+ended `verified` and its strength is read from its checks' names) — and how many of each failed
+the task's tests. Goal: at most 20% of self-checked passes false.
 
 The last line has the totals.
 """
@@ -173,9 +174,16 @@ WEAK_NAMES = (" exists and is not empty", " is changed", " parses as ", " holds 
 was kept beside each check."""
 
 
-def pass_strength(trial: TrialResult) -> Strength | None:
-    """The strength of a trial's own checks when they all passed at its end, else None."""
+PASSES = ("value", "agreed", "form", "weak")
+"""What a self-checked pass rested on, strongest first: a value check; a second computation
+that agreed (the checks themselves form or weak); form checks; weak checks."""
+
+
+def pass_strength(trial: TrialResult) -> str | None:
+    """What a trial's pass rested on when its own checks all passed at its end, else None."""
     info = trial.agent_info
+    if info.get("loop_exit") == "agreed":
+        return "agreed"
     if info.get("loop_exit") not in ("verified", "confirmed"):
         return None
     goals = [c for c in info.get("checks", []) if isinstance(c, dict) and c.get("goal")]
@@ -213,7 +221,7 @@ def run_main(folders: list[Path]) -> None:
             false[strength] += 1
             print(f"  false pass ({strength}): {trial.trial} ({trial.message})")
     print(f"{len(trials)} trials, {len(selfs)} checked themselves (feedback self)")
-    for strength in reversed(STRENGTHS):
+    for strength in PASSES:
         print(
             f"  {strength} passes {passes[strength]}, false {false[strength]} "
             f"({_share(false[strength], passes[strength])})"
@@ -221,7 +229,7 @@ def run_main(folders: list[Path]) -> None:
     total, wrong = sum(passes.values()), sum(false.values())
     print(
         f"false passes: {wrong}/{total} ({_share(wrong, total)}) target<=20%; "
-        + "; ".join(f"{s} {false[s]}/{passes[s]}" for s in reversed(STRENGTHS))
+        + "; ".join(f"{s} {false[s]}/{passes[s]}" for s in PASSES)
     )
 
 

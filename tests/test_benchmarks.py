@@ -100,7 +100,7 @@ def test_checks_benchmark(tmp_path: Path) -> None:
         line,
     ), line
     line = final_line("checks.py", "--run", str(tmp_path))  # an empty run: nothing to count
-    assert line == "false passes: 0/0 (-) target<=20%; value 0/0; form 0/0; weak 0/0", line
+    assert line == "false passes: 0/0 (-) target<=20%; value 0/0; agreed 0/0; form 0/0; weak 0/0"
 
 
 def _trial(
@@ -122,11 +122,12 @@ def test_false_passes_are_counted_by_the_strength_of_the_pass(tmp_path: Path) ->
                                                          {**holds, "strong": True}])  # fmt: skip
     _trial(tmp_path, "weak-wrong", False, "confirmed", [{**exists, "strong": False}])
     _trial(tmp_path, "form-wrong", False, "confirmed", [{**exists, "strength": "form"}])
+    _trial(tmp_path, "agreed-right", True, "agreed", [{**exists, "strength": "form"}])
     _trial(tmp_path, "old-weak-wrong", False, "verified", [exists])  # recorded before strength
     _trial(tmp_path, "old-strong-right", True, "verified", [exists, holds])
     _trial(tmp_path, "failed-checks", False, "verification_failed", [exists])
     line = final_line("checks.py", "--run", str(tmp_path))
-    assert line == "false passes: 4/5 (80%) target<=20%; value 1/2; form 1/1; weak 2/2", line
+    assert line == "false passes: 4/6 (67%) target<=20%; value 1/2; agreed 0/1; form 1/1; weak 2/2"
 
 
 def test_overhead_benchmark() -> None:
