@@ -124,8 +124,7 @@ LINE_PHRASINGS = [
     "Save the peaks to `/app/peaks.txt`, one per line.\n\nExample output:\n```\n"
     "chr1:1523\nchr1:8947\nchr2:3301\n```",
     "Write every site to /app/peaks.txt using this exact format:\n```\nchr7:10\nchrX:99\n```",
-    "The output file /app/peaks.txt should contain lines like the following:\n\n"
-    "chr1:5\nchr2:6",
+    "The output file /app/peaks.txt should contain lines like the following:\n\nchr1:5\nchr2:6",
 ]
 
 
@@ -180,6 +179,32 @@ def test_a_csv_example_gives_its_header(tmp_path: Path) -> None:
     assert not outcome(check, tmp_path, "id,mean,max\nA,1,2\n")[0]
 
 
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Write the conflicting paths to /app/conflicts.txt, one per line, sorted alphabetically.",
+        "Save the usernames to `/app/users.txt`. Usernames should be sorted alphabetically, with "
+        "no duplicates.",
+        "**Output:** /app/users.txt\n\n- one name per line\n- in alphabetical order\n"
+        "- each name listed only once",
+    ],
+)
+def test_sorted_and_unique_lines(instruction: str, tmp_path: Path) -> None:
+    checks = form_checks(instruction, tmp_path)
+    kinds = {type(c).__name__ for c in checks}
+    assert "FileLinesSorted" in kinds
+    for check in checks:
+        assert outcome(check, tmp_path, "ann\nBob\ncarl\n")[0]  # with or without case
+    sort = next(c for c in checks if type(c).__name__ == "FileLinesSorted")
+    assert outcome(sort, tmp_path, "bob\nann\n") == (
+        False,
+        "its lines are not in alphabetical order",
+    )
+    unique = [c for c in checks if type(c).__name__ == "FileLinesUnique"]
+    if "duplicates" in instruction or "only once" in instruction:
+        assert outcome(unique[0], tmp_path, "ann\nann\n") == (False, "'ann' is there twice")
+
+
 NEGATIVES = [
     # an example of the input, not of the result
     "Each line of /app/data.csv has this format:\n```\nid=1\nname=x\n```\n"
@@ -199,12 +224,15 @@ NEGATIVES = [
     # a code block of commands
     "Write /app/notes.txt. Run it like this:\n```bash\npython3 run.py --fast\n```",
     # two files in scope: which one the example is of is not said
-    "Write /app/a.json and /app/b.json in this format:\n```json\n{\"k\": 1}\n```",
+    'Write /app/a.json and /app/b.json in this format:\n```json\n{"k": 1}\n```',
     # a block of code shows a program, not a line pattern
     "Save the fix to /app/fix.txt in this format:\n```sql\nCREATE INDEX a ON t(c);\n"
     "CREATE INDEX b ON t(d);\n```",
     # what a script prints is not the script's own form
     "Write /app/check.sh that prints exactly 4 lines, like this:\n```\nyes\nno\nyes\nno\n```",
+    # an order other than the lines' own, or of a JSON file
+    "Write the hosts to /app/hosts.txt sorted by count in descending order.",
+    "Save the sessions to /app/sessions.json; each session_id appears only once.",
     # a single example line: a path's shape would bind the answer's number of folders
     "Save the library folder to /app/lib.txt.\n\nExample:\n```\n/usr/lib/x86_64-linux-gnu\n```",
 ]

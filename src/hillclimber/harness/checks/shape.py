@@ -16,6 +16,7 @@ import csv
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
@@ -67,6 +68,7 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     for output, lines in _stated_counts(said, new_files, _LINES):
         if not _is_code(output):  # "prints exactly 4 lines" of a script: its output's
             yield FileLineCount(output, lines)
+    yield from _orders(said, new_files)
 
 
 def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:
@@ -440,3 +442,73 @@ class FileLinesLike(TextCheck):
         return Outcome(
             wrong is None, f"the line {wrong[:60]!r} is not like the example's" if wrong else ""
         )
+
+
+# -- sorted, unique ---------------------------------------------------------------------------
+
+_SORTED = re.compile(
+    r"\bsorted\s+(?:alphabetically|in\s+(?:ascending|alphabetical)\s+order)\b|"
+    r"\b(?:in|into)\s+alphabetical\s+order\b",
+    re.I,
+)
+_UNIQUE = re.compile(
+    r"\bno\s+duplicate(?:s|d)?\b|\bwithout\s+duplicates\b|"
+    r"\b(?:appears?|listed|included|occurs?)\s+only\s+once\b",
+    re.I,
+)
+_OTHER_ORDER = re.compile(
+    r"\b(?:descending|reverse|numerically|by\s+(?:count|size|date|time))\b", re.I
+)
+
+
+def _orders(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
+    """ "sorted alphabetically", "no duplicates" of a file of lines (not JSON, a table or a
+    program, whose order and items are not its lines)."""
+    for index, sentence in enumerate(said):
+        sort = _SORTED.search(sentence.text) and not _OTHER_ORDER.search(sentence.text)
+        unique = _UNIQUE.search(sentence.text)
+        if not (sort or unique) or _INPUT.search(sentence.text):
+            continue
+        output = _output(said, index, new_files)
+        if output is None or _is_code(output) or output.endswith((".json", ".csv", ".tsv")):
+            continue
+        if sort:
+            yield FileLinesSorted(output)
+        if unique:
+            yield FileLinesUnique(output)
+
+
+def _lines(text: str) -> list[str]:
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+@dataclass(frozen=True)
+class FileLinesSorted(TextCheck):
+    """The file's lines are in alphabetical order (with or without case)."""
+
+    strength: ClassVar[Strength] = "form"
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has its lines sorted alphabetically"
+
+    def judge(self, text: str) -> Outcome:
+        lines = _lines(text)
+        ordered = lines in (sorted(lines), sorted(lines, key=str.lower))
+        return Outcome(ordered, "" if ordered else "its lines are not in alphabetical order")
+
+
+@dataclass(frozen=True)
+class FileLinesUnique(TextCheck):
+    """No line of the file is there twice."""
+
+    strength: ClassVar[Strength] = "form"
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has no line twice"
+
+    def judge(self, text: str) -> Outcome:
+        counts = Counter(_lines(text))
+        twice = next((line for line, n in counts.items() if n > 1), None)
+        return Outcome(twice is None, f"{twice[:60]!r} is there twice" if twice else "")
