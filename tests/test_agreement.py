@@ -14,6 +14,7 @@ import pytest
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.agreement import command_in, same
+from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat
@@ -33,11 +34,15 @@ def run_command(command: str) -> str:
     return json.dumps({"name": "run_command", "arguments": {"command": command}})
 
 
-def run_agent(tmp_path: Path, answers: list[str]) -> tuple[AgentOutcome, ScriptedModel, Path]:
+def run_agent(
+    tmp_path: Path, answers: list[str], config: HarnessConfig | None = None
+) -> tuple[AgentOutcome, ScriptedModel, Path]:
     sandbox, workspace = host_sandbox(tmp_path / "trial")
     (workspace / "numbers.txt").write_text("3\n4\n5\n")
     task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
-    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True)
+    config = config or preset(
+        "fm", planner=False, probe_commands=False, propose=False, agreement=True
+    )
     log_dir = tmp_path / "log"
     log_dir.mkdir()
     ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
@@ -66,11 +71,24 @@ def test_a_second_answer_that_disagrees_is_a_failure_to_fix(tmp_path: Path) -> N
     assert "A second computation disagrees with /app/total.txt" in told and "'12'" in told
 
 
-def test_standing_by_an_answer_after_a_disagreement_is_the_models_word(tmp_path: Path) -> None:
-    """The same content is never judged twice: the model may keep its answer (confirmed)."""
-    answers = [write("/app/total.txt", "11"), DONE, AWK, DONE, DONE]
+def test_an_answer_kept_after_a_disagreement_fails_the_checks(tmp_path: Path) -> None:
+    """The same content is never judged twice, and never confirmed: a second computation
+    disagreeing with it is a failing check for as long as it stays."""
+    answers = [write("/app/total.txt", "11"), DONE, AWK, DONE]
     outcome, model, _ = run_agent(tmp_path, answers)
-    assert outcome.info["loop_exit"] == "confirmed"
+    assert outcome.info["loop_exit"] == "verification_failed"  # fm: two checks at done-signals
+    model.assert_complete()
+
+
+def test_climbing_applies_a_fix_of_a_disputed_answer(tmp_path: Path) -> None:
+    """With the second answer a check, a new answer gains one: climbing applies it (a
+    rewrite that gained nothing would be refused for the lines it removes)."""
+    config = preset("climber", planner=False, probe_commands=False, propose=False)
+    assert config.completion.agreement and config.climbing.auto_verify
+    answers = [write("/app/total.txt", "11"), AWK, write("/app/notes.txt", "sum"),
+               write("/app/total.txt", "12"), AWK]  # fmt: skip
+    outcome, model, _ = run_agent(tmp_path, answers, config)
+    assert outcome.info["loop_exit"] == "agreed"
     model.assert_complete()
 
 

@@ -6,12 +6,13 @@ model one small question apart from the loop — one shell command that works th
 again from the task's input, without reading the answer file, and prints it — runs it with the
 workspace put back afterwards, and compares what it prints with the file:
 - they agree: value evidence; the trial ends `agreed`;
-- they differ: a failing check, shown to the model with both answers;
+- they differ: a failing check, shown to the model with both answers, that fails for as long
+  as the answer file holds what the second answer disagreed with (`counted`: climbing sees a
+  change of the answer as a gain, and a done-signal on it fails);
 - no usable second answer (no command, an error, nothing printed, the answer file read, a
   command the model already ran): nothing is learnt, and the gate goes on as without it.
 
-Each content of the answer file is judged once: the model asked to look again after a
-disagreement and changing nothing is not asked again (the gate lets it stand by its answer).
+Each content of the answer file is judged once.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from hillclimber.harness.checks.base import digest, read_bytes
 from hillclimber.harness.summary import clip
 from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
+from hillclimber.verify.verifier import Evaluation
 
 SYSTEM = (
     "You check an answer by working it out again in another way. Reply with one shell command"
@@ -80,6 +82,8 @@ class Agreement:
     asks: int = 0
     judged: set[str] = field(default_factory=set)
     """Digests of the answer file's contents a second answer was asked for."""
+    disputed: set[str] = field(default_factory=set)
+    """Those a second answer disagreed with."""
 
     def judge(self, tried: Sequence[str], turn: int) -> Verdict | None:
         """A second answer compared with the answer file, or None when none could be had."""
@@ -105,7 +109,29 @@ class Agreement:
             )
         if result.timed_out or result.exit_code != 0 or not result.stdout.strip():
             return None
-        return Verdict(path, command, result.stdout, held, same(held, result.stdout))
+        verdict = Verdict(path, command, result.stdout, held, same(held, result.stdout))
+        if not verdict.agrees:
+            self.disputed.add(key)
+        return verdict
+
+    def disputes(self) -> bool:
+        """Whether the answer file holds now what a second answer disagreed with."""
+        found = self._answer()
+        return found is not None and digest(found[1].encode()) in self.disputed
+
+    def counted(self, evaluation: Evaluation) -> Evaluation:
+        """`evaluation` with the second answer as one more check, failing while the answer
+        file holds what a second answer disagreed with (passing before any was asked)."""
+        disputed = self.disputes()
+        failing = "a second computation agrees with the answer: it disagrees" if disputed else ""
+        return evaluation.model_copy(
+            update={
+                "passed": evaluation.passed and not disputed,
+                "tests_total": evaluation.tests_total + 1,
+                "tests_passing": evaluation.tests_passing + (0 if disputed else 1),
+                "digest": "; ".join(filter(None, (evaluation.digest, failing))),
+            }
+        )
 
     def _answer(self) -> tuple[str, str] | None:
         """The first answer file that holds a short computed result, and its text."""

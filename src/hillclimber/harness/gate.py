@@ -6,7 +6,8 @@ counters start afresh and the loop goes on, up to `max_verify_retries` checks (t
 really counts). A pass of form or weak checks only (the answer has the stated shape, or is only
 there: any values pass them) never ends a trial by itself. Where it may (`agreement`), the gate
 asks for the answer a second way (`agreement.py`): agreeing ends the trial `agreed`,
-disagreeing is a failure said to the model. Else the model is shown what the checks looked at
+disagreeing is a failure said to the model (and a failing check while the answer stays). Else
+the model is shown what the checks looked at
 beside the task and asked to confirm or fix it, and only its next done-signal, with nothing
 changed, ends the trial (`confirmed`). Without checks, the model's word is trusted. See
 docs/loop.md.
@@ -73,11 +74,16 @@ class Gate:
 
     def inconclusive(self, evaluation: Evaluation, reason: str, *, last_chance: bool) -> None:
         """The checks pass, none showing the values right: a second answer agreeing ends the
-        trial, one disagreeing is a failure; else the model's word after it saw the result."""
+        trial, one disagreeing is a failure (and a failing check from now on, see
+        `Agreement.counted`); else the model's word after it saw the result."""
         verdict = self.second_answer()
         if verdict is not None and verdict.agrees:
             raise LoopEnd(LoopExit.AGREED, f"{reason}: a second computation agrees", evaluation)
-        if verdict is not None and not last_chance:
+        if verdict is not None:
+            if last_chance:
+                why = f"{reason}: a second computation disagrees"
+                raise LoopEnd(LoopExit.VERIFICATION_FAILED, why, evaluation)
+            self.verify("second answer")  # counts the disagreement: climbing must gain on it
             self.state.check_failed(verdict.feedback())
             return
         if self.state.weak_shown or last_chance:

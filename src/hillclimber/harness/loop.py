@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from functools import partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
@@ -40,6 +40,7 @@ from hillclimber.harness.summary import clip
 from hillclimber.harness.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.workspace import file_states, named_folders
 from hillclimber.models.base import Message, Model
+from hillclimber.verify.verifier import Evaluation
 
 
 class AgentLoop:
@@ -88,6 +89,7 @@ class AgentLoop:
                 self.asker, instruction, env.sandbox, env.workdir, answers, keep,
                 remaining=env.remaining,
             )  # fmt: skip
+            self.env = env = replace(env, verify=partial(_counted, agreement, env.verify))
         self.gate = Gate(
             config.completion,
             env.verify,
@@ -331,3 +333,8 @@ class AgentLoop:
             stats=self.stats,
             events=self.events,
         )
+
+
+def _counted(agreement: Agreement, verify: Callable[[], Evaluation]) -> Evaluation:
+    """The checks with the second answer among them (see `Agreement.counted`)."""
+    return agreement.counted(verify())
