@@ -120,8 +120,10 @@ class Agreement:
         return found is not None and digest(found[1].encode()) in self.disputed
 
     def counted(self, evaluation: Evaluation) -> Evaluation:
-        """`evaluation` with the second answer as one more check, failing while the answer
-        file holds what a second answer disagreed with (passing before any was asked)."""
+        """`evaluation` with the second answer as one more check once one has disagreed:
+        failing while the answer file holds what it disagreed with."""
+        if not self.disputed:
+            return evaluation
         disputed = self.disputes()
         failing = "a second computation agrees with the answer: it disagrees" if disputed else ""
         return evaluation.model_copy(
