@@ -526,4 +526,3 @@ def test_rules_resolve_paths_as_the_tools_do() -> None:
     moved = Situation(history=[], resolve=lambda path: "/app/sub/" + path)
     assert Guards(["workspace_bounds"]).decide(write("../x"), moved).action == "allow"
     assert Guards(["workspace_bounds"]).decide(write("../x"), Situation([])).action == "deny"
-
