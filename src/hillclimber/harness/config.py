@@ -14,14 +14,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-ALL_TOOLS = (
-    "read_file",
-    "write_file",
-    "edit_file",
-    "run_command",
-    "verify_progress",
-    "task_complete",
-)
+from hillclimber.harness.tools import TOOLS
+
+ALL_TOOLS = tuple(TOOLS)
+"""Every tool's name, in the order they are declared (`tools.py`)."""
+COMMAND_TIMEOUT_SEC = 60.0
 
 
 class _Settings(BaseModel):
@@ -200,7 +197,7 @@ class HarnessConfig(_Settings):
     """The tools offered; verify_progress only where there are checks."""
     max_turns: int = Field(default=30, ge=1)
     """Model calls that may act (parse failures and refusals count too)."""
-    command_timeout_sec: float = 60.0
+    command_timeout_sec: float = COMMAND_TIMEOUT_SEC
     ask: Asking = Asking()
     view: View = View()
     completion: Completion = Completion()

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hillclimber.errors import AgentTimeout
+from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.harness.tools import MAX_CHARS, ToolCall, ToolResult, truncate
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
 
@@ -20,7 +21,7 @@ class ToolEnv:
 
     sandbox: Sandbox
     workdir: str = APP
-    command_timeout: float = 120.0
+    command_timeout: float = COMMAND_TIMEOUT_SEC
     remaining: Callable[[], float] = lambda: float("inf")
     verify: Callable[[], Any] | None = None
     """Runs the checks (the task's tests, or the harness's own); returns an Evaluation."""

@@ -19,9 +19,9 @@ from typing import Any, get_args
 from pydantic import BaseModel, ValidationError
 
 from hillclimber.errors import HillclimberError
-from hillclimber.harness.config import HarnessConfig, setting_path
+from hillclimber.harness.config import Feedback, HarnessConfig, setting_path
 
-FEEDBACK = ("tests", "self", "none")
+FEEDBACK = get_args(Feedback)
 
 PRESET_FILES = resources.files("hillclimber.harness") / "presets"
 
