@@ -201,3 +201,14 @@ def test_plain_words_around_to_are_not_a_change_of_value(instruction: str, tmp_p
     of them; the rule once demanded the file hold 'fix')."""
     found = checks(instruction, tmp_path, {"doc.txt": "it needs care\nyou want speed\nit is\n"})
     assert not [name for name in found if " contains " in name], found
+
+
+@pytest.mark.parametrize(
+    "quoted", ["/workspace/docker_data/", "/app/input.csv", "/home/project/pipeline/"]
+)
+def test_a_quoted_place_is_not_a_command_to_run(quoted: str, tmp_path: Path) -> None:
+    """ "Run the analysis on `/workspace/data/`": a folder or a data file, not a command."""
+    instruction = f"Run the analysis on the files in `{quoted}` and write /app/out.txt."
+    sandbox, _ = host_sandbox(tmp_path)
+    built = build_checks(instruction, sandbox)
+    assert not [c.name for c in built.checks if "succeeds" in c.name]

@@ -262,4 +262,9 @@ def runnable(command: str) -> bool:
     if words.name in _MUTATES:
         return False
     first = words.args[0]
+    if first.endswith("/") or (len(words.args) == 1 and _FOLDER_OR_DATA.search(first)):
+        return False  # `/workspace/data/`, `/app/input.csv`: a place, not a command
     return first.startswith(("/", "./")) or shutil.which(words.name, path=STANDARD_PATH) is not None
+
+
+_FOLDER_OR_DATA = re.compile(r"\.(?:csv|json|txt|log|md|yaml|yml|xml|db|dat|bed|tsv)$", re.I)
