@@ -10,13 +10,8 @@ import pytest
 
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.base import CheckContext
-from hillclimber.harness.checks.shape import (
-    FileHasFields,
-    FileHasHeader,
-    FileLineCount,
-    FileLinesLike,
-    FileMatchesJson,
-)
+from hillclimber.harness.checks.lines import FileHasHeader, FileLineCount, FileLinesLike
+from hillclimber.harness.checks.shape import FileHasFields, FileMatchesJson
 
 from conftest import host_sandbox
 

@@ -12,17 +12,23 @@ date, a host, `user1`) the object is read as a map and only its values' form is 
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
 from hillclimber.harness.checks.base import Check, Outcome
 from hillclimber.harness.checks.kinds import TextCheck
+from hillclimber.harness.checks.lines import (
+    FileHasHeader,
+    FileLineCount,
+    FileLinesLike,
+    FileLinesSorted,
+    FileLinesUnique,
+    csv_header,
+    line_shape,
+)
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
 
@@ -81,9 +87,9 @@ def _example_checks(block: str, output: str, json_wanted: bool, items: int | Non
         return [FileMatchesJson(output, json.dumps(example), items)] if json_wanted else []
     if fields := _fields(block):
         return [FileHasFields(output, fields)]
-    if output.endswith(".csv") and (header := _csv_header(block)):
+    if output.endswith(".csv") and (header := csv_header(block)):
         return [FileHasHeader(output, header)]
-    if shape := _line_shape(block):
+    if shape := line_shape(block):
         return [FileLinesLike(output, shape)]
     return []
 
@@ -326,124 +332,6 @@ class FileHasFields(TextCheck):
         return Outcome(not empty, f"{empty[0]} holds a placeholder" if empty else "")
 
 
-@dataclass(frozen=True)
-class FileLineCount(TextCheck):
-    """The file has the number of (non-blank) lines the instruction states."""
-
-    strength: ClassVar[Strength] = "form"
-
-    lines: int
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} has exactly {self.lines} line{'s' if self.lines > 1 else ''}"
-
-    def judge(self, text: str) -> Outcome:
-        count = sum(1 for line in text.splitlines() if line.strip())
-        every = len(text.splitlines())  # a line may be empty where the instruction allows it
-        return Outcome(self.lines in (count, every), f"it has {count}")
-
-
-# -- tables and lines of one shape ------------------------------------------------------------
-
-_HEADER_NAME = re.compile(r"^[A-Za-z_][\w .()%/-]*$")
-
-
-def _csv_header(block: str) -> tuple[str, ...]:
-    """The column names of an example table: a first row of names, and every row as wide."""
-    rows = [line.split(",") for line in block.splitlines() if line.strip() and line.strip() not
-            in ("...", "…")]  # fmt: skip
-    if len(rows) < 2 or len({len(row) for row in rows}) != 1 or len(rows[0]) < 2:
-        return ()
-    header = tuple(name.strip() for name in rows[0])
-    return header if all(_HEADER_NAME.match(name) for name in header) else ()
-
-
-@dataclass(frozen=True)
-class FileHasHeader(TextCheck):
-    """The file is a table whose first row is the example's header, every row as wide."""
-
-    strength: ClassVar[Strength] = "form"
-
-    header: tuple[str, ...]
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} has the header {','.join(self.header)}"
-
-    def judge(self, text: str) -> Outcome:
-        rows = [row for row in csv.reader(io.StringIO(text)) if row]
-        if not rows or tuple(name.strip() for name in rows[0]) != self.header:
-            return Outcome(False, f"its first row is {','.join(rows[0])[:60] if rows else ''!r}")
-        narrow = next((i for i, row in enumerate(rows) if len(row) != len(self.header)), None)
-        wrong = f"row {narrow + 1} has {len(rows[narrow])} fields" if narrow is not None else ""
-        return Outcome(not wrong, wrong)
-
-
-_TOKEN = re.compile(
-    r"(?P<num>[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w.])|(?P<word>[\w][\w.-]*)|"
-    r"(?P<space>\s+)|(?P<mark>\S)"
-)
-
-
-def _line_shape(block: str) -> str:
-    """A pattern that every line of an example has (`chr1:1523`, `Parent -> Child: STATUS`,
-    `42`): numbers, words, spacing and marks in the same order. Only when at least two lines
-    show it, and not a placeholder (`<name>`) among them."""
-    lines = [line.strip() for line in block.splitlines() if line.strip()]
-    lines = [line for line in lines if line not in ("...", "…")]
-    if len(lines) < 2 or any("<" in line or "..." in line for line in lines):
-        return ""
-    shapes = {_shape(line) for line in lines}
-    return shapes.pop() if len(shapes) == 1 else ""
-
-
-def _shape(line: str) -> str:
-    """Numbers where the line has numbers; where it has a word, anything but spaces and the
-    line's own marks (a value may hold any character: `d4v1dL33!`); spaces beside a mark
-    optional."""
-    tokens = list(_TOKEN.finditer(line))
-    marks = "".join(sorted({t.group("mark") for t in tokens if t.group("mark")}))
-    word = rf"[^\s{re.escape(marks)}]+" if marks else r"\S+"
-    parts = []
-    for index, token in enumerate(tokens):
-        if token.group("num"):
-            parts.append(_NUM)
-        elif token.group("word"):
-            parts.append(word)
-        elif token.group("space"):
-            beside = [tokens[i] for i in (index - 1, index + 1) if 0 <= i < len(tokens)]
-            parts.append(r"\s*" if any(t.group("mark") for t in beside) else r"\s+")
-        else:
-            parts.append(re.escape(token.group("mark")))
-    return "".join(parts)
-
-
-_NUM = r"[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?"
-
-
-@dataclass(frozen=True)
-class FileLinesLike(TextCheck):
-    """Every line of the file has the shape of the example's lines (`chr1:1523`): a number
-    where they show a number, a word where they show a word, the same marks between."""
-
-    strength: ClassVar[Strength] = "form"
-
-    shape: str
-    """A regular expression a whole line matches."""
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} has lines of the example's form"
-
-    def judge(self, text: str) -> Outcome:
-        lines = [line.strip() for line in text.splitlines() if line.strip()]
-        wrong = next((line for line in lines if not re.fullmatch(self.shape, line)), None)
-        return Outcome(
-            wrong is None, f"the line {wrong[:60]!r} is not like the example's" if wrong else ""
-        )
-
-
 # -- sorted, unique ---------------------------------------------------------------------------
 
 _SORTED = re.compile(
@@ -476,39 +364,3 @@ def _orders(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
             yield FileLinesSorted(output)
         if unique:
             yield FileLinesUnique(output)
-
-
-def _lines(text: str) -> list[str]:
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
-@dataclass(frozen=True)
-class FileLinesSorted(TextCheck):
-    """The file's lines are in alphabetical order (with or without case)."""
-
-    strength: ClassVar[Strength] = "form"
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} has its lines sorted alphabetically"
-
-    def judge(self, text: str) -> Outcome:
-        lines = _lines(text)
-        ordered = lines in (sorted(lines), sorted(lines, key=str.lower))
-        return Outcome(ordered, "" if ordered else "its lines are not in alphabetical order")
-
-
-@dataclass(frozen=True)
-class FileLinesUnique(TextCheck):
-    """No line of the file is there twice."""
-
-    strength: ClassVar[Strength] = "form"
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} has no line twice"
-
-    def judge(self, text: str) -> Outcome:
-        counts = Counter(_lines(text))
-        twice = next((line for line, n in counts.items() if n > 1), None)
-        return Outcome(twice is None, f"{twice[:60]!r} is there twice" if twice else "")
