@@ -92,6 +92,24 @@ def test_climbing_applies_a_fix_of_a_disputed_answer(tmp_path: Path) -> None:
     model.assert_complete()
 
 
+def test_once_the_asks_are_spent_the_last_disagreeing_command_judges_new_answers(
+    tmp_path: Path,
+) -> None:
+    """A changed answer is no evidence that a dispute is over: after `max_asks` questions, the
+    command that disagreed runs again on each new answer, without asking."""
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
+                    max_verify_retries=8)  # fmt: skip
+    wrong = [a for n in (11, 10, 9) for a in (write("/app/total.txt", str(n)), DONE, AWK)]
+    answers = [*wrong, write("/app/total.txt", "8"), DONE, write("/app/total.txt", "12"), DONE]
+    outcome, model, log_dir = run_agent(tmp_path, answers, config)
+    assert outcome.info["loop_exit"] == "agreed"
+    model.assert_complete()  # three asks, and no fourth
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second = [s["extra"] for s in steps if s.get("message") == "second answer"]
+    assert [s["agrees"] for s in second] == [False, False, False, False, True]
+    assert {s["command"] for s in second} == {AWK}
+
+
 @pytest.mark.parametrize(
     "second",
     [

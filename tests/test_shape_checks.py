@@ -177,6 +177,25 @@ def test_a_csv_example_gives_its_header(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     "instruction",
     [
+        "Clean /app/in.txt into /app/out.csv.\n\nOutput: the header line `city,name,email`, then"
+        " one line per contact.",
+        "Write /app/out.csv: the header `city,name,email`, then one row per contact.",
+        "**Output:** `/app/out.csv` (CSV)\n\n- header row `city, name, email`\n- one row each",
+    ],
+)
+def test_a_stated_header_is_the_tables_form(instruction: str, tmp_path: Path) -> None:
+    checks = form_checks(instruction, tmp_path, {"in.txt": "Oslo | Ann | a@x\n"})
+    [check] = [c for c in checks if isinstance(c, FileHasHeader)]
+    assert check.path == "/app/out.csv" and check.header == ("city", "name", "email")
+    assert outcome(check, tmp_path, "city,name,email\nOslo,Ann,a@x\n")[0]
+    assert outcome(check, tmp_path, "city,name,email\n")[0]  # a header alone has the form…
+    assert check.strength == "form"  # …so it is no evidence of the values
+    assert not outcome(check, tmp_path, "name,email,city\nAnn,a@x,Oslo\n")[0]
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
         "Write the conflicting paths to /app/conflicts.txt, one per line, sorted alphabetically.",
         "Save the usernames to `/app/users.txt`. Usernames should be sorted alphabetically, with "
         "no duplicates.",
@@ -230,6 +249,10 @@ NEGATIVES = [
     "Save the sessions to /app/sessions.json; each session_id appears only once.",
     # a single example line: a path's shape would bind the answer's number of folders
     "Save the library folder to /app/lib.txt.\n\nExample:\n```\n/usr/lib/x86_64-linux-gnu\n```",
+    # a header of the input, or of a file that is no table, or none at all
+    "Read /app/data.csv (header `a,b`) and write the sum of b to /app/sum.txt.",
+    "Write the names to /app/names.txt with the header `name,age` first.",
+    "Write the rows to /app/rows.csv. No header row.",
 ]
 
 

@@ -12,7 +12,8 @@ workspace put back afterwards, and compares what it prints with the file:
 - no usable second answer (no command, an error, nothing printed, the answer file read, a
   command the model already ran): nothing is learnt, and the gate goes on as without it.
 
-Each content of the answer file is judged once.
+Each content of the answer file is judged once. Once `max_asks` are spent, a new content is
+judged by the last command that disagreed, run again without asking.
 """
 
 from __future__ import annotations
@@ -84,21 +85,39 @@ class Agreement:
     """Digests of the answer file's contents a second answer was asked for."""
     disputed: set[str] = field(default_factory=set)
     """Those a second answer disagreed with."""
+    reference: str = ""
+    """The last second command that disagreed: once the asks are spent, each new answer is
+    judged by running it again (a changed answer is not evidence that the dispute is over)."""
 
     def judge(self, tried: Sequence[str], turn: int) -> Verdict | None:
         """A second answer compared with the answer file, or None when none could be had."""
         found = self._answer()
-        if found is None or self.keep is None or self.asks >= self.max_asks:
+        if found is None or self.keep is None:
             return None
         path, held = found
         key = digest(held.encode()) or ""
         if key in self.judged:
             return None  # asked already: nothing new to learn
         self.judged.add(key)
-        self.asks += 1
-        command = self._ask(path, turn)
+        command = self.reference
+        if self.asks < self.max_asks:
+            self.asks += 1
+            command = self._ask(path, turn)
         if not command or _reads(command, path) or _ran_before(command, tried):
             return None
+        printed = self._run(command)
+        if printed is None:
+            return None
+        verdict = Verdict(path, command, printed, held, same(held, printed))
+        if not verdict.agrees:
+            self.disputed.add(key)
+            self.reference = command
+        return verdict
+
+    def _run(self, command: str) -> str | None:
+        """What the command prints, the workspace put back after it; None if it fails or
+        prints nothing."""
+        assert self.keep is not None
         with self.keep():
             result = run_within(
                 self.sandbox,
@@ -109,10 +128,7 @@ class Agreement:
             )
         if result.timed_out or result.exit_code != 0 or not result.stdout.strip():
             return None
-        verdict = Verdict(path, command, result.stdout, held, same(held, result.stdout))
-        if not verdict.agrees:
-            self.disputed.add(key)
-        return verdict
+        return result.stdout
 
     def disputes(self) -> bool:
         """Whether the answer file holds now what a second answer disagreed with."""

@@ -54,8 +54,9 @@ _FORMATS = {".json": "json", ".csv": "csv", ".toml": "toml", ".yaml": "yaml", ".
 _SCRIPTS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 _RUN = ("run", "running", "build", "builds", "built", "crashes", "fails", "execute", "compile")
 _CONTAINING = re.compile(
-    r"(?:containing|contains|header(?: line)?|line)\s+(?:exactly\s+|only\s+)?`([^`]+)`", re.I
+    r"(?:containing|contains|(?<!header )line)\s+(?:exactly\s+|only\s+)?`([^`]+)`", re.I
 )
+"""Quoted text a file holds (a header is the table's form, not a value: `shape.py`)."""
 _MESSAGE = re.compile(r"message\s+(?:is\s+|of\s+)?(?:exactly\s+)?`([^`]+)`", re.I)
 _EXACT = re.compile(r"\b(?:exactly|only line|only lines|nothing else)\b", re.I)
 _CONTENT = re.compile(

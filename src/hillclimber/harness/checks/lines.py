@@ -42,10 +42,16 @@ def csv_header(block: str) -> tuple[str, ...]:
     """The column names of an example table: a first row of names, and every row as wide."""
     rows = [line.split(",") for line in block.splitlines() if line.strip() and line.strip() not
             in ("...", "…")]  # fmt: skip
-    if len(rows) < 2 or len({len(row) for row in rows}) != 1 or len(rows[0]) < 2:
+    if len(rows) < 2 or len({len(row) for row in rows}) != 1:
         return ()
-    header = tuple(name.strip() for name in rows[0])
-    return header if all(_HEADER_NAME.match(name) for name in header) else ()
+    return header_names(rows[0])
+
+
+def header_names(row: list[str]) -> tuple[str, ...]:
+    """The column names of a header row: two or more, each a name (not a value)."""
+    header = tuple(name.strip() for name in row)
+    ok = len(header) >= 2 and all(_HEADER_NAME.match(name) for name in header)
+    return header if ok else ()
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,7 @@ from hillclimber.harness.checks.lines import (
     FileLinesSorted,
     FileLinesUnique,
     csv_header,
+    header_names,
     line_shape,
 )
 from hillclimber.harness.checks.text import Sentence
@@ -75,6 +76,7 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
         if not _is_code(output):  # "prints exactly 4 lines" of a script: its output's
             yield FileLineCount(output, lines)
     yield from _orders(said, new_files)
+    yield from _stated_headers(said, new_files)
 
 
 def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:
@@ -330,6 +332,23 @@ class FileHasFields(TextCheck):
             return Outcome(False, f"no line {' '.join(missing)[:80]}")
         empty = [label for label in self.labels if _PLACEHOLDER.match(values[label])]
         return Outcome(not empty, f"{empty[0]} holds a placeholder" if empty else "")
+
+
+# -- a stated header ---------------------------------------------------------------------------
+
+_HEADER = re.compile(r"\bheader(?:\s+(?:line|row))?\s+(?:is\s+)?`([^`]+)`", re.I)
+
+
+def _stated_headers(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
+    """ "the header `city,name,email`" of a new table: its first row, every row as wide."""
+    for index, sentence in enumerate(said):
+        match = _HEADER.search(sentence.text)
+        if match is None or _INPUT.search(sentence.text):
+            continue
+        output = _output(said, index, new_files)
+        header = header_names(match.group(1).split(","))
+        if output is not None and output.endswith(".csv") and header:
+            yield FileHasHeader(output, header)
 
 
 # -- sorted, unique ---------------------------------------------------------------------------
