@@ -35,8 +35,8 @@ from _escape_checks import (
 )
 from _escape_listen import IcmpSniffer, Listener, MemoryLow
 
+from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.tools import ToolCall
 from hillclimber.image import image_sandbox
 from hillclimber.sandbox import (
     APP,

@@ -20,8 +20,8 @@ from hillclimber.agents.harness import HarnessAgent
 from hillclimber.errors import SetupError, TaskLoadError, Unsupported
 from hillclimber.harness.checks.propose import SYSTEM as CHECKS_SYSTEM
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.harness.events import Listener
 from hillclimber.harness.planner import SUPERVISOR_SYSTEM
+from hillclimber.harness.recording.events import Listener
 from hillclimber.image import find_engine, image_sandbox, needs_image
 from hillclimber.loaders import Dataset, load_suite, select_tasks
 from hillclimber.models import Completion, CompletionRequest, ModelProfile, ScriptedModel

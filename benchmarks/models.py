@@ -15,11 +15,11 @@ import platform
 import statistics
 import time
 
-from hillclimber.harness.budget import PromptBudget
-from hillclimber.harness.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.acting.tools import call_schema, tool_list
+from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.presets import preset
-from hillclimber.harness.prompts import MicroPrompter, TurnView
-from hillclimber.harness.tools import call_schema, tool_list
+from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.prompters import MicroPrompter, TurnView
 from hillclimber.loaders import load_suite, select_tasks
 from hillclimber.models import CompletionRequest, Message, Model, OutputConstraint, make_model
 from hillclimber.models.check import SYSTEM, TOOL_CALL_SCHEMA

@@ -26,7 +26,8 @@ from typing import Any
 
 from _trial import PlanningScript, call, load_tasks, run_harness
 
-from hillclimber.harness.events import (
+from hillclimber.harness.presets import preset
+from hillclimber.harness.recording.events import (
     Event,
     FinalizeAsked,
     LoopEnded,
@@ -36,8 +37,7 @@ from hillclimber.harness.events import (
     TurnStarted,
     Verified,
 )
-from hillclimber.harness.presets import preset
-from hillclimber.harness.trajectory import TrajectoryWriter
+from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.models import ModelProfile
 from hillclimber.sandbox import (
     HOST_KINDS,

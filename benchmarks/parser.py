@@ -18,9 +18,9 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from hillclimber.harness.parse import ParsedCall, parse_tool_call
+from hillclimber.harness.acting.tools import tool_list
+from hillclimber.harness.parsing.parse import ParsedCall, parse_tool_call
 from hillclimber.harness.presets import preset
-from hillclimber.harness.tools import tool_list
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "parser_corpus.jsonl"
 TARGET = 0.98

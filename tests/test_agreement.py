@@ -1,7 +1,7 @@
-"""Independent agreement (`harness/agreement.py`): on a pass of checks that cannot tell whether
-the values are right, the answer is worked out again another way and compared — agreeing ends
-the trial `agreed`, disagreeing is a failure shown to the model, no usable second answer leaves
-the gate as it was."""
+"""Independent agreement (`harness/completion/agreement.py`): on a pass of checks that cannot
+tell whether the values are right, the answer is worked out again another way and compared —
+agreeing ends the trial `agreed`, disagreeing is a failure shown to the model, no usable second
+answer leaves the gate as it was."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.agreement import command_in, same
+from hillclimber.harness.completion.agreement import command_in, same
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel

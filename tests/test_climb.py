@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness.alternatives import Target
-from hillclimber.harness.climb import Candidate, Climb, FileState, pick, targets
-from hillclimber.harness.tools import ACTING_TOOLS, ToolCall, ToolResult
-from hillclimber.harness.workspace import fits, lines_lost, restored
+from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult
+from hillclimber.harness.climbing.reasking import Target
+from hillclimber.harness.climbing.step import Candidate, Climb, FileState, pick, targets
+from hillclimber.harness.climbing.workspace import fits, lines_lost, restored
 from hillclimber.verify.verifier import Evaluation
 
 from conftest import host_sandbox

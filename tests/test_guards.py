@@ -5,8 +5,8 @@ from typing import Any
 
 import pytest
 
+from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.guards import RULES, Guards, Situation, Verdict
-from hillclimber.harness.tools import ToolCall
 
 ALL = tuple(RULES)
 

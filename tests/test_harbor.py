@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness.trajectory import SCHEMA, upgrade
+from hillclimber.harness.recording.trajectory import SCHEMA, upgrade
 
 from conftest import FIXTURES, hc
 from golden import SCRIPTS, run_raw

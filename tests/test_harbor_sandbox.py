@@ -15,7 +15,7 @@ import pytest
 
 from hillclimber.errors import AgentTimeout
 from hillclimber.harbor.sandbox import EnvironmentSandbox
-from hillclimber.harness.workspace import restored
+from hillclimber.harness.climbing.workspace import restored
 from hillclimber.sandbox import (
     FileInfo,
     Sandbox,

@@ -6,19 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness import complexity, hints
-from hillclimber.harness.budget import (
-    TRUNCATED,
-    BudgetExceeded,
-    PromptBudget,
-    Section,
-    cut_instruction,
-)
-from hillclimber.harness.handlers import ToolEnv, execute, tool_path
-from hillclimber.harness.planner import Plan
-from hillclimber.harness.presets import preset, preset_names
-from hillclimber.harness.summary import StepSummary, previous_field, summarize
-from hillclimber.harness.tools import (
+from hillclimber.harness import complexity
+from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
+from hillclimber.harness.acting.tools import (
     TOOLS,
     ToolCall,
     ToolResult,
@@ -26,6 +16,17 @@ from hillclimber.harness.tools import (
     tool_list,
     truncate,
 )
+from hillclimber.harness.planner import Plan
+from hillclimber.harness.presets import preset, preset_names
+from hillclimber.harness.prompting import hints
+from hillclimber.harness.prompting.budget import (
+    TRUNCATED,
+    BudgetExceeded,
+    PromptBudget,
+    Section,
+    cut_instruction,
+)
+from hillclimber.harness.prompting.summary import StepSummary, previous_field, summarize
 from hillclimber.models import ModelProfile
 from hillclimber.sandbox import SandboxKind, create_sandbox, trial_layout
 

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from hillclimber.harness.parse import (
+from hillclimber.harness.acting.tools import TOOLS, ToolCall, tool_list
+from hillclimber.harness.parsing.parse import (
     FEEDBACK_CHARS,
     ParsedCall,
     ParseFailure,
     ParseFailureReason,
     parse_tool_call,
 )
-from hillclimber.harness.tools import TOOLS, ToolCall, tool_list
 
 from conftest import DATA
 

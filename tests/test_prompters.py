@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from hillclimber.harness.budget import PromptBudget
-from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter, TurnView
-from hillclimber.harness.tools import tool_list
+from hillclimber.harness.acting.tools import tool_list
+from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.models import ModelProfile
 
 PROFILE = ModelProfile(name="roomy", context_window=4096, supports_constraint=False)

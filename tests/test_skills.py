@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness.budget import PromptBudget
+from hillclimber.harness.acting.tools import tool_list
 from hillclimber.harness.config import SkillSettings
-from hillclimber.harness.parse import ParseFailureReason, parse_tool_call
-from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter, TurnView
-from hillclimber.harness.tools import tool_list
+from hillclimber.harness.parsing.parse import ParseFailureReason, parse_tool_call
+from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.models import ModelProfile
 from hillclimber.skills.rank import BM25Ranker, HashedRanker
 from hillclimber.skills.select import HEADER, choose, section

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from hillclimber.harness.tools import ToolCall
-from hillclimber.harness.variants import planned_command, variants
+from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.climbing.readings import planned_command, variants
 
 FILES = {
     "/app/log.txt": "one\ntwo\nthree\nDONE\n",

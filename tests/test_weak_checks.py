@@ -13,10 +13,10 @@ import pytest
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import build_checks
+from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import Completion
-from hillclimber.harness.events import EventBus
-from hillclimber.harness.gate import Gate
 from hillclimber.harness.presets import preset
+from hillclimber.harness.recording.events import EventBus
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState, LoopStats
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat

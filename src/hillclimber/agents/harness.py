@@ -8,21 +8,22 @@ from functools import partial
 from typing import Any
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
-from hillclimber.harness import complexity, hints
-from hillclimber.harness.budget import PromptBudget
+from hillclimber.harness import complexity
+from hillclimber.harness.acting.handlers import ToolEnv
+from hillclimber.harness.acting.probe import availability_note, probe_commands
+from hillclimber.harness.acting.tools import tool_list
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import describe
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.context import named_files
-from hillclimber.harness.events import ChecksMade, EventBus, Listener
-from hillclimber.harness.handlers import ToolEnv
 from hillclimber.harness.loop import AgentLoop
-from hillclimber.harness.probe import availability_note, probe_commands
-from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter
+from hillclimber.harness.prompting import hints
+from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
+from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
+from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.harness.state import LoopExit
-from hillclimber.harness.tools import tool_list
-from hillclimber.harness.trajectory import TrajectoryWriter
 from hillclimber.models.base import Model
 from hillclimber.sandbox import SandboxKind
 from hillclimber.skills.trial import TrialSkills

@@ -28,7 +28,7 @@ from typing import Any
 
 from hillclimber import __version__
 from hillclimber.errors import HillclimberError
-from hillclimber.harness.trajectory import upgrade
+from hillclimber.harness.recording.trajectory import upgrade
 from hillclimber.loaders.suite import load_suite
 from hillclimber.report.rundata import RunData, load_runs
 from hillclimber.results import ExitReason, TrialResult, now, pass_at_k_by_task, write_json

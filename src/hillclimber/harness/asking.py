@@ -10,13 +10,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hillclimber.errors import AgentTimeout, ContextExceeded, ModelTimeout
-from hillclimber.harness.budget import BudgetExceeded
+from hillclimber.harness.acting.tools import ToolSpec, call_schema
 from hillclimber.harness.config import Asking
-from hillclimber.harness.events import EventBus, ModelAnswered
-from hillclimber.harness.parse import ParseFailure, parse_tool_call
-from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter
+from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.prompting.budget import BudgetExceeded
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
+from hillclimber.harness.recording.events import EventBus, ModelAnswered
 from hillclimber.harness.state import LoopStats
-from hillclimber.harness.tools import ToolSpec, call_schema
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 
 SHRINK_ATTEMPTS = 3

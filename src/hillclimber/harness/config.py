@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from hillclimber.harness.tools import TOOLS
+from hillclimber.harness.acting.tools import TOOLS
 
 ALL_TOOLS = tuple(TOOLS)
 """Every tool's name, in the order they are declared (`tools.py`)."""
@@ -97,8 +97,8 @@ class Completion(_Settings):
     of their budget)."""
     agreement: bool = False
     """When the harness's own checks pass with none that shows the values right, ask the
-    model for the answer a second way and compare (`harness/agreement.py`): agreeing ends the
-    trial, disagreeing is a failure. Needs `feedback = "self"`."""
+    model for the answer a second way and compare (`completion/agreement.py`): agreeing ends
+    the trial, disagreeing is a failure. Needs `feedback = "self"`."""
 
 
 class Climbing(_Settings):

@@ -11,8 +11,8 @@ from __future__ import annotations
 import posixpath
 import re
 
-from hillclimber.harness.handlers import read_text
-from hillclimber.harness.tools import truncate
+from hillclimber.harness.acting.handlers import read_text
+from hillclimber.harness.acting.tools import truncate
 from hillclimber.sandbox import APP, Sandbox
 
 NAMED = re.compile(

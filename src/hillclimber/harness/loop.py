@@ -13,12 +13,23 @@ from dataclasses import asdict, replace
 from functools import partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
-from hillclimber.harness.agreement import Agreement
+from hillclimber.harness.acting.handlers import ToolEnv, execute, read_text, tool_path
+from hillclimber.harness.acting.recovery import RecoveryTracker
+from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
-from hillclimber.harness.climb import Climb, ClimbStep
+from hillclimber.harness.climbing.step import Climb, ClimbStep
+from hillclimber.harness.climbing.workspace import file_states, named_folders
+from hillclimber.harness.completion.agreement import Agreement
+from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.context import named_paths, protected_files
-from hillclimber.harness.events import (
+from hillclimber.harness.guards import Guards, Situation
+from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.planner import Plan, make_plan
+from hillclimber.harness.prompting.offer import offered_tools
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
+from hillclimber.harness.prompting.summary import clip
+from hillclimber.harness.recording.events import (
     EventBus,
     GuardVerdict,
     LoopEnded,
@@ -27,18 +38,7 @@ from hillclimber.harness.events import (
     ToolRan,
     TurnStarted,
 )
-from hillclimber.harness.gate import Gate
-from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.handlers import ToolEnv, execute, read_text, tool_path
-from hillclimber.harness.offer import offered_tools
-from hillclimber.harness.parse import ParseFailure, parse_tool_call
-from hillclimber.harness.planner import Plan, make_plan
-from hillclimber.harness.prompts import ConversationPrompter, MicroPrompter, TurnView
-from hillclimber.harness.recovery import RecoveryTracker
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
-from hillclimber.harness.summary import clip
-from hillclimber.harness.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
-from hillclimber.harness.workspace import file_states, named_folders
 from hillclimber.models.base import Message, Model
 from hillclimber.verify.verifier import Evaluation
 

@@ -14,7 +14,7 @@ from typing import Literal
 import json_repair
 
 from hillclimber.harness.asking import Asker
-from hillclimber.harness.summary import clip
+from hillclimber.harness.prompting.summary import clip
 from hillclimber.models.base import CompletionRequest, Message, OutputConstraint
 
 StepStatus = Literal["pending", "in_progress", "done", "failed"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from hillclimber.harness.summary import StepSummary, clip, summarize
-from hillclimber.harness.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult
+from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult
+from hillclimber.harness.prompting.summary import StepSummary, clip, summarize
 from hillclimber.verify.verifier import Evaluation
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hillclimber.harness.config import SkillSettings
-from hillclimber.harness.events import Event, ToolRan
+from hillclimber.harness.recording.events import Event, ToolRan
 from hillclimber.skills.learn import Step, distill
 from hillclimber.skills.rank import Scored
 from hillclimber.skills.select import choose, section

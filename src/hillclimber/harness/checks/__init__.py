@@ -26,7 +26,7 @@ from hillclimber.harness.checks.base import (
 )
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
-from hillclimber.harness.workspace import fits, restored
+from hillclimber.harness.climbing.workspace import fits, restored
 from hillclimber.sandbox import APP, Sandbox
 from hillclimber.verify.verifier import Evaluation, Strength
 

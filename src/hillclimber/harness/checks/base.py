@@ -15,7 +15,7 @@ Evidence has strength, in three grades:
   right;
 - *weak*: a pass shows only that something is there, parses or changed: any content passes.
 Only a value check among the passing ones ends a trial by itself; a pass of form or weak checks
-asks for more (see `harness/gate.py`).
+asks for more (see `harness/completion/gate.py`).
 """
 
 from __future__ import annotations

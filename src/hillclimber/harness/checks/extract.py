@@ -24,6 +24,7 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from hillclimber.harness.acting.handlers import read_text
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.kinds import (
     CommandSucceeds,
@@ -43,7 +44,6 @@ from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.shape import shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.context import FORBID, protected_files
-from hillclimber.harness.handlers import read_text
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",

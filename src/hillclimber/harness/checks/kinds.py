@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 
 import yaml
 
+from hillclimber.harness.acting.handlers import read_text
 from hillclimber.harness.checks.base import (
     CheckContext,
     Origin,
@@ -21,7 +22,6 @@ from hillclimber.harness.checks.base import (
     digest,
     read_bytes,
 )
-from hillclimber.harness.handlers import read_text
 from hillclimber.sandbox import APP, run_within
 from hillclimber.verify.verifier import Strength
 

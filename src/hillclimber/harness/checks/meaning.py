@@ -15,11 +15,11 @@ import re
 import shutil
 from collections.abc import Iterator
 
+from hillclimber.harness.acting.handlers import read_text
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.derived import FileHasRecords, FileHoldsValue, FileListsNames
 from hillclimber.harness.checks.kinds import CommandSucceeds, FileExecutable
 from hillclimber.harness.checks.text import Sentence
-from hillclimber.harness.handlers import read_text
 from hillclimber.sandbox import OutsideSandbox, Sandbox
 from hillclimber.sandbox.base import STANDARD_PATH
 from hillclimber.shell.words import read_words

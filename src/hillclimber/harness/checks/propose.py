@@ -13,13 +13,13 @@ from typing import Any
 import json_repair
 
 from hillclimber.errors import ModelError
-from hillclimber.harness.budget import cut_instruction
+from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.kinds import CommandSucceeds
-from hillclimber.harness.events import EventBus, ModelAnswered
 from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.guards.bounds import written_paths
-from hillclimber.harness.tools import ToolCall
+from hillclimber.harness.prompting.budget import cut_instruction
+from hillclimber.harness.recording.events import EventBus, ModelAnswered
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 from hillclimber.sandbox import Sandbox, walk
 

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.guards.base import ALLOW, Rule, Situation, Verdict, plain_path
 from hillclimber.harness.guards.bounds import workspace_bounds
 from hillclimber.harness.guards.danger import dangerous_commands
 from hillclimber.harness.guards.files import overwrites, protected_files
 from hillclimber.harness.guards.sequence import repetition, tool_sequence
 from hillclimber.harness.guards.submit import test_before_submit
-from hillclimber.harness.tools import ToolCall
 
 __all__ = ["ALLOW", "RULES", "Guards", "Situation", "Verdict", "plain_path"]
 

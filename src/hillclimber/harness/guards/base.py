@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from hillclimber.harness.tools import ToolCall
+from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.sandbox.base import APP, HOME
 
 

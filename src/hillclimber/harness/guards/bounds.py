@@ -7,8 +7,8 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterator
 
+from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
-from hillclimber.harness.tools import WRITES, ToolCall
 from hillclimber.sandbox.base import APP, TMP
 from hillclimber.shell.command import Command, inside
 from hillclimber.shell.reader import commands

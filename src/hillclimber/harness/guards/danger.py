@@ -8,9 +8,9 @@ import posixpath
 import re
 from collections.abc import Callable, Sequence
 
+from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
 from hillclimber.harness.guards.bounds import harmless_device
-from hillclimber.harness.tools import ToolCall
 from hillclimber.sandbox.base import APP, HOME, TMP
 from hillclimber.shell.command import DOWNLOAD, DOWNLOADERS, Command, inside, program
 from hillclimber.shell.reader import levels

@@ -3,8 +3,8 @@ and most of an existing file replaced by a write meant as a change."""
 
 from __future__ import annotations
 
+from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
-from hillclimber.harness.tools import WRITES, ToolCall
 
 
 def protected_files(call: ToolCall, situation: Situation) -> Verdict | None:

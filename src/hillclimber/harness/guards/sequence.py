@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
-from hillclimber.harness.tools import WRITES, ToolCall
 
 
 def tool_sequence(call: ToolCall, situation: Situation) -> Verdict | None:

@@ -3,8 +3,8 @@ since the last change."""
 
 from __future__ import annotations
 
+from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict
-from hillclimber.harness.tools import WRITES, ToolCall
 from hillclimber.sandbox.base import APP
 from hillclimber.shell.command import Command, program
 from hillclimber.shell.reader import commands

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hillclimber.harness.agreement import Agreement, Verdict
+from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.completion.agreement import Agreement, Verdict
 from hillclimber.harness.config import Completion
-from hillclimber.harness.events import EventBus, FinalizeAsked, SecondAnswer, Verified
+from hillclimber.harness.prompting.summary import StepSummary, clip
+from hillclimber.harness.recording.events import EventBus, FinalizeAsked, SecondAnswer, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState, LoopStats
-from hillclimber.harness.summary import StepSummary, clip
-from hillclimber.harness.tools import ToolCall
 from hillclimber.verify.verifier import Evaluation
 
 

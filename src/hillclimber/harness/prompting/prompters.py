@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hillclimber.errors import ContextExceeded
-from hillclimber.harness.budget import (
+from hillclimber.harness.acting.tools import ToolSpec, describe
+from hillclimber.harness.prompting.budget import (
     BudgetExceeded,
     PromptBudget,
     Section,
     cut_instruction,
     cut_middle,
 )
-from hillclimber.harness.summary import StepSummary, previous_field
-from hillclimber.harness.tools import ToolSpec, describe
+from hillclimber.harness.prompting.summary import StepSummary, previous_field
 from hillclimber.models.base import Message
 
 FORMAT = 'Answer with exactly ONE tool call as JSON: {"name": "<tool>", "arguments": {...}}'

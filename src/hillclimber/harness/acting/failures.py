@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from enum import StrEnum
 
-from hillclimber.harness import suggestions
+from hillclimber.harness.acting import suggestions
 
 MAX_SUGGESTION = 120
 

@@ -18,7 +18,7 @@ import re
 import shlex
 from collections.abc import Callable, Sequence
 
-from hillclimber.harness.tools import ToolCall
+from hillclimber.harness.acting.tools import ToolCall
 
 _COMMAND_WORDS = """
 ls cat wc echo printf grep sort head tail find date pwd whoami uname cut awk sed tr uniq du df

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hillclimber.errors import ContextExceeded
+from hillclimber.harness.acting.tools import pinned_schema
 from hillclimber.harness.asking import Asker
-from hillclimber.harness.tools import pinned_schema
 from hillclimber.models.base import CompletionRequest, OutputConstraint
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from hillclimber import __version__
-from hillclimber.harness.events import (
+from hillclimber.harness.recording.events import (
     CandidatesTried,
     ChecksMade,
     Event,

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hillclimber.harness.tools import ToolCall, ToolResult
+from hillclimber.harness.acting.tools import ToolCall, ToolResult
 
 MAX_CHARS = 100
 

@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Literal
 
-from hillclimber.harness.handlers import BINARY_PROBE, is_binary
+from hillclimber.harness.acting.handlers import BINARY_PROBE, is_binary
 from hillclimber.sandbox import OutsideSandbox, Sandbox, Snapshot, walk
 
 FileState = tuple[str, Literal["file", "missing", "other"]]

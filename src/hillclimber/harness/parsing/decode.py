@@ -16,7 +16,7 @@ from typing import Any
 
 import json_repair
 
-from hillclimber.harness.tools import ToolSpec
+from hillclimber.harness.acting.tools import ToolSpec
 
 
 @dataclass(frozen=True)

@@ -87,8 +87,8 @@ class Verified:
 
 @dataclass(frozen=True)
 class SecondAnswer:
-    """The answer worked out again another way (`harness/agreement.py`), and whether it agrees
-    with the answer file."""
+    """The answer worked out again another way (`completion/agreement.py`), and whether it
+    agrees with the answer file."""
 
     turn: int
     path: str

@@ -24,8 +24,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hillclimber.harness.described import bare_name, call_syntax, descriptive
-from hillclimber.harness.extract import (
+from hillclimber.harness.acting.tools import ToolCall, ToolSpec
+from hillclimber.harness.parsing.decode import (
     DECODER,
     FENCE,
     Candidate,
@@ -41,9 +41,9 @@ from hillclimber.harness.extract import (
     tagged,
     unclosed_tag,
 )
-from hillclimber.harness.names import find_tool, parameter
-from hillclimber.harness.summary import clip
-from hillclimber.harness.tools import ToolCall, ToolSpec
+from hillclimber.harness.parsing.described import bare_name, call_syntax, descriptive
+from hillclimber.harness.parsing.names import find_tool, parameter
+from hillclimber.harness.prompting.summary import clip
 
 FEEDBACK_CHARS = 400
 FORMAT = '{"name": "<tool>", "arguments": {...}}'

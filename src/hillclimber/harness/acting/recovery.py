@@ -11,8 +11,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from hillclimber.harness.failures import FailureKind, classify
-from hillclimber.harness.tools import ToolResult
+from hillclimber.harness.acting.failures import FailureKind, classify
+from hillclimber.harness.acting.tools import ToolResult
 
 ESCALATE_AT = 3
 _STATUS_LINE = re.compile(r"^\[(?:exit code -?\d+|timed out)[^\]\n]*\]\n?")

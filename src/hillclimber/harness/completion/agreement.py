@@ -28,7 +28,7 @@ from decimal import Decimal, InvalidOperation
 
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest, read_bytes
-from hillclimber.harness.summary import clip
+from hillclimber.harness.prompting.summary import clip
 from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
 from hillclimber.verify.verifier import Evaluation

@@ -14,9 +14,15 @@ import warnings
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from hillclimber.harness.extract import MAX_STARTS, Candidate, decode_text, fix_escapes, loads
-from hillclimber.harness.names import find_tool, parameter
-from hillclimber.harness.tools import ToolSpec
+from hillclimber.harness.acting.tools import ToolSpec
+from hillclimber.harness.parsing.decode import (
+    MAX_STARTS,
+    Candidate,
+    decode_text,
+    fix_escapes,
+    loads,
+)
+from hillclimber.harness.parsing.names import find_tool, parameter
 
 _DESCRIBED = re.compile(
     r"\b(?:using|use|call|calling|invoke|invoking|execute|executing|tool|action|function)\b"

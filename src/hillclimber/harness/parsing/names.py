@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from hillclimber.harness.tools import ToolSpec
+from hillclimber.harness.acting.tools import ToolSpec
 
 
 def find_tool(name: str, tools: Sequence[ToolSpec]) -> ToolSpec | None:

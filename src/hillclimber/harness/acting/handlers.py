@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from hillclimber.errors import AgentTimeout
+from hillclimber.harness.acting.tools import MAX_CHARS, ToolCall, ToolResult, truncate
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
-from hillclimber.harness.tools import MAX_CHARS, ToolCall, ToolResult, truncate
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
 
 

@@ -29,15 +29,15 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from hillclimber.harness.alternatives import Target, ask_alternative
+from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
-from hillclimber.harness.events import CandidateLine, CandidatesTried, EventBus
-from hillclimber.harness.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.climbing.readings import planned_command, variants
+from hillclimber.harness.climbing.reasking import Target, ask_alternative
+from hillclimber.harness.climbing.workspace import FileState, fits, lines_lost, restored
+from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan
+from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
 from hillclimber.harness.state import LoopStats
-from hillclimber.harness.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
-from hillclimber.harness.variants import planned_command, variants
-from hillclimber.harness.workspace import FileState, fits, lines_lost, restored
 from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import Evaluation
 

@@ -5,9 +5,9 @@ run_command most of all)."""
 
 from __future__ import annotations
 
+from hillclimber.harness.acting.tools import WRITES, ToolSpec, tool_list
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.state import LoopState
-from hillclimber.harness.tools import WRITES, ToolSpec, tool_list
 
 
 def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> list[ToolSpec]:

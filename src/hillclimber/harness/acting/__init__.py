@@ -1,0 +1,1 @@
+"""Acting: the tools, what each does on the sandbox, and what a failure means."""

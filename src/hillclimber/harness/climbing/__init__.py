@@ -1,0 +1,1 @@
+"""Climbing: candidate actions tried on the workspace, the best one kept."""

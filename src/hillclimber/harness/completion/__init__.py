@@ -1,0 +1,1 @@
+"""Completion: when a trial may end, and on what evidence."""

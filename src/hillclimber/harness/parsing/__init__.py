@@ -1,0 +1,1 @@
+"""Answer parsing: tool calls out of whatever a small model wrote."""

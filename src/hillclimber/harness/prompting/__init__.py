@@ -1,0 +1,1 @@
+"""Prompt building: what the model sees each turn, fitted to its window."""

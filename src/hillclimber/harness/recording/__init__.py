@@ -1,0 +1,1 @@
+"""Recording: the events a run emits and the trajectory written from them."""
