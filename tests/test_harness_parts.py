@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness import complexity
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
 from hillclimber.harness.acting.tools import (
     TOOLS,
@@ -16,6 +15,7 @@ from hillclimber.harness.acting.tools import (
     tool_list,
     truncate,
 )
+from hillclimber.harness.instruction import Complexity, classify, turn_budget
 from hillclimber.harness.planner import Plan
 from hillclimber.harness.presets import preset, preset_names
 from hillclimber.harness.prompting import hints
@@ -140,11 +140,11 @@ def test_hints_are_generic() -> None:
 
 
 def test_complexity_classes() -> None:
-    assert complexity.classify("Create hello.txt containing hi.") is complexity.Complexity.SIMPLE
+    assert classify("Create hello.txt containing hi.") is Complexity.SIMPLE
     many = "\n".join(f"{i}. Write /app/f{i}.txt then check /app/g{i}.json" for i in range(8))
-    assert complexity.classify(many * 3) is complexity.Complexity.COMPLEX
-    assert complexity.turn_budget(complexity.Complexity.SIMPLE, 30) == 15
-    assert complexity.turn_budget(complexity.Complexity.COMPLEX, 30) == 30
+    assert classify(many * 3) is Complexity.COMPLEX
+    assert turn_budget(Complexity.SIMPLE, 30) == 15
+    assert turn_budget(Complexity.COMPLEX, 30) == 30
 
 
 def test_plan_from_answers_and_its_state() -> None:
@@ -237,7 +237,7 @@ def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
         assert not result.success and result.metadata["binary"]
         assert "not a text file (it starts with 'SQLite format 3')" in result.output
     assert (tmp_path / "workspace" / "shop.db").read_bytes() == database
-    from hillclimber.harness.context import named_files
+    from hillclimber.harness.prompting.shown import named_files
 
     assert named_files("Query /app/shop.db.", sandbox, "/app") == ""
 
@@ -278,7 +278,8 @@ def test_the_presets() -> None:
 
 
 def test_files_the_task_protects_and_names(tmp_path: Path) -> None:
-    from hillclimber.harness.context import named_files, protected_files
+    from hillclimber.harness.instruction import protected_files
+    from hillclimber.harness.prompting.shown import named_files
 
     text = "Copy /app/source.txt to /app/echo.txt exactly. Do not change /app/source.txt."
     assert protected_files(text) == {"/app/source.txt"}

@@ -5,9 +5,8 @@ from typing import Any
 
 import pytest
 
-from hillclimber.harness.acting.failures import FailureKind, classify
+from hillclimber.harness.acting.diagnosis import FailureKind, RecoveryTracker, classify
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, availability_note, probe_commands
-from hillclimber.harness.acting.recovery import RecoveryTracker
 from hillclimber.harness.acting.tools import ToolResult
 from hillclimber.sandbox import (
     CommandResult,

@@ -8,7 +8,6 @@ from functools import partial
 from typing import Any
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
-from hillclimber.harness import complexity
 from hillclimber.harness.acting.handlers import ToolEnv
 from hillclimber.harness.acting.probe import availability_note, probe_commands
 from hillclimber.harness.acting.tools import tool_list
@@ -16,11 +15,12 @@ from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import describe
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.harness.context import named_files
+from hillclimber.harness.instruction import Complexity, classify, turn_budget, wants_planner
 from hillclimber.harness.loop import AgentLoop
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
+from hillclimber.harness.prompting.shown import named_files
 from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.harness.state import LoopExit
@@ -39,7 +39,7 @@ class HarnessAgent:
 
     def run(self, ctx: AgentContext) -> AgentOutcome:
         config, task = self.config, ctx.task
-        kind = complexity.classify(task.instruction)
+        kind = classify(task.instruction)
         use_hints = hints.hints_on(config.view.hints, ctx.suite_hints, ctx.suite_source)
         skills = TrialSkills(
             config.skills,
@@ -79,7 +79,7 @@ class HarnessAgent:
             events=events,
             max_turns=_turn_budget(config, ctx, kind),
             use_planner=config.planning.planner
-            and (not config.planning.complexity or complexity.wants_planner(kind)),
+            and (not config.planning.complexity or wants_planner(kind)),
             skills=frozenset(skills.ids),
             skill_text=skills.section() if config.skills.for_planner else "",
             answers=checks.built.answers if checks and verify is checks.verify else (),
@@ -188,13 +188,13 @@ def _prompter(
     )
 
 
-def _turn_budget(config: HarnessConfig, ctx: AgentContext, kind: complexity.Complexity) -> int:
+def _turn_budget(config: HarnessConfig, ctx: AgentContext, kind: Complexity) -> int:
     """The setting's turns, no more than the task allows, cut to the task's class."""
     max_turns = config.max_turns
     if ctx.task.limits.max_turns:
         max_turns = min(max_turns, ctx.task.limits.max_turns)
     if config.planning.complexity:
-        max_turns = complexity.turn_budget(kind, max_turns)
+        max_turns = turn_budget(kind, max_turns)
     return max_turns
 
 

@@ -13,8 +13,8 @@ from dataclasses import asdict, replace
 from functools import partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
-from hillclimber.harness.acting.handlers import ToolEnv, execute, read_text, tool_path
-from hillclimber.harness.acting.recovery import RecoveryTracker
+from hillclimber.harness.acting.diagnosis import RecoveryTracker
+from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.step import Climb, ClimbStep
@@ -22,8 +22,8 @@ from hillclimber.harness.climbing.workspace import file_states, named_folders
 from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.harness.context import named_paths, protected_files
 from hillclimber.harness.guards import Guards, Situation
+from hillclimber.harness.instruction import named_paths, protected_files
 from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
 from hillclimber.harness.prompting.offer import offered_tools
@@ -40,6 +40,7 @@ from hillclimber.harness.recording.events import (
 )
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.models.base import Message, Model
+from hillclimber.sandbox.files import read_text
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -76,7 +77,7 @@ class AgentLoop:
         self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
         self.recovery = RecoveryTracker() if config.view.error_recovery else None
-        self.protected = frozenset(protected_files(instruction))
+        self.protected = frozenset(protected_files(instruction, env.workdir))
         self.named = named_paths(instruction, env.workdir)
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)

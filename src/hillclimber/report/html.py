@@ -94,9 +94,9 @@ def _outcome_html(step: Step) -> str:
         error = step.parse_error
         parts.append(_label("parse error"))
         parts.append(_pre(f"{error.get('reason')}: {error.get('detail')}", "bad"))
-    if step.monitor:
-        verdict = step.monitor
-        parts.append(_label(f"monitor: {verdict.get('action')} ({verdict.get('rule')})"))
+    if step.guard:
+        verdict = step.guard
+        parts.append(_label(f"guard: {verdict.get('action')} ({verdict.get('rule')})"))
         parts.append(_pre(str(verdict.get("reason", "")), "bad"))
     for call, result in zip(step.calls, step.results, strict=False):
         parts.append(_label("call"))

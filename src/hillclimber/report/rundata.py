@@ -250,7 +250,8 @@ class Step:
     """The calls that ran: function_name, arguments."""
     results: list[dict[str, Any]] = field(default_factory=list)
     """Their results: content, success."""
-    monitor: dict[str, Any] | None = None
+    guard: dict[str, Any] | None = None
+    """A guard's verdict on the call (older runs called it `monitor`)."""
     parse_error: dict[str, Any] | None = None
     verification: dict[str, Any] | None = None
     tokens: tuple[int, int] | None = None
@@ -288,7 +289,7 @@ def read_steps(doc: dict[str, Any]) -> list[Step]:
                 text=message if agent else "",
                 calls=list(raw.get("tool_calls") or []),
                 results=[_result(r) for r in (raw.get("observation") or {}).get("results") or []],
-                monitor=extra.get("monitor"),
+                guard=extra.get("guard") or extra.get("monitor"),
                 parse_error=extra.get("parse_error"),
                 verification=extra if message == "verification" else None,
                 tokens=(metrics.get("prompt_tokens", 0), metrics.get("completion_tokens", 0))

@@ -60,12 +60,12 @@ def _outcome(step: Step) -> list[RenderableType]:
     if step.parse_error:
         error = step.parse_error
         parts.append(_field("parse error", f"{error.get('reason')}: {error.get('detail')}", "red"))
-    if step.monitor:
-        verdict = step.monitor
+    if step.guard:
+        verdict = step.guard
         style = "red" if verdict.get("action") == "deny" else "yellow"
         parts.append(
             _field(
-                "monitor",
+                "guard",
                 f"{verdict.get('action')} ({verdict.get('rule')}): {verdict.get('reason')}",
                 style,
             )

@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hillclimber.harness.context import named_paths
 from hillclimber.harness.guards.bounds import written_paths
+from hillclimber.harness.instruction import named_paths
+from hillclimber.harness.prompting.summary import clip
 from hillclimber.report.rundata import read_steps
 from hillclimber.shell.reader import commands
 from hillclimber.skills.skill import Skill, digest
@@ -118,8 +119,8 @@ def distill(
     words = re.findall(r"[a-z0-9]+", summary.lower())[:5]
     return Skill(
         id=f"learned-{'-'.join(words) or 'task'}-{digest(instruction)[:6]}",
-        description=_clip(f"Steps that solved a similar task: {summary}", 200),
-        when=_clip(_generic(" ".join(instruction.split()), names), 300),
+        description=clip(f"Steps that solved a similar task: {summary}", 200),
+        when=clip(_generic(" ".join(instruction.split()), names), 300),
         example="\n".join(lines[:MAX_STEPS]),
         topic="learned",
         source="learned",
@@ -132,14 +133,14 @@ def _describe(step: Step) -> str:
     args = step.arguments
     path = str(args.get("path", ""))
     if step.tool == "run_command":
-        return _clip(" ".join(str(args.get("command", "")).split("\n")[:1]), LINE_CHARS)
+        return clip(" ".join(str(args.get("command", "")).split("\n")[:1]), LINE_CHARS)
     if step.tool == "write_file":
         content = str(args.get("content", ""))
         first = content.split("\n", 1)[0]
         more = " …" if "\n" in content.rstrip("\n") else ""
-        return _clip(f"write_file {path}: {first}{more}", LINE_CHARS)
+        return clip(f"write_file {path}: {first}{more}", LINE_CHARS)
     old, new = str(args.get("old_text", "")), str(args.get("new_text", ""))
-    return _clip(f"edit_file {path}: {old!r} -> {new!r}", LINE_CHARS)
+    return clip(f"edit_file {path}: {old!r} -> {new!r}", LINE_CHARS)
 
 
 def _placeholders(instruction: str, workdir: str) -> dict[str, str]:
@@ -164,10 +165,6 @@ def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
     match = re.match(r"(.+?[.!?])(?:\s|$)", flat)
     return match.group(1) if match else flat
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def steps_from_trajectory(doc: Mapping[str, Any]) -> list[Step]:

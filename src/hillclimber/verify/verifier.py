@@ -21,6 +21,7 @@ from hillclimber.errors import VerifierError
 from hillclimber.process import run_process
 from hillclimber.sandbox import CommandResult, Mount, Sandbox, SandboxKind
 from hillclimber.sandbox.base import APP, STANDARD_PATH, find_bash
+from hillclimber.sandbox.files import read_bytes
 from hillclimber.setup.presence import apt_present
 from hillclimber.task import Task, VerificationKind
 from hillclimber.verify import venv as verifier_env
@@ -241,7 +242,7 @@ def _judge_pytest_run(
     task: Task, script: TestScript, checker: Sandbox, result: CommandResult, timeout: float
 ) -> Evaluation:
     """Read the junit report and reward through the sandbox, as the test script left them."""
-    passing, total, failures = _read_junit(_read(checker, JUNIT_PATH))
+    passing, total, failures = _read_junit(read_bytes(checker, JUNIT_PATH))
     reward = _read_reward(checker)
     if task.verification.kind is VerificationKind.TB2 and reward is not None:
         passed = reward >= 1.0
@@ -267,13 +268,6 @@ def _judge_pytest_run(
         timed_out=result.timed_out,
         notes=script.notes,
     )
-
-
-def _read(sandbox: Sandbox, path: str) -> bytes | None:
-    try:
-        return sandbox.read_file(path)
-    except OSError:
-        return None
 
 
 def _read_junit(report: bytes | None) -> tuple[int, int, list[str]]:
@@ -304,13 +298,13 @@ def _read_junit(report: bytes | None) -> tuple[int, int, list[str]]:
 
 def _read_reward(sandbox: Sandbox) -> float | None:
     """The reward the test script wrote to /logs/verifier/reward.txt (or reward.json)."""
-    text = _read(sandbox, f"{REWARD_DIR}/reward.txt")
+    text = read_bytes(sandbox, f"{REWARD_DIR}/reward.txt")
     if text is not None:
         try:
             return float(text.decode(errors="replace").strip())
         except ValueError:
             return None
-    found = _read(sandbox, f"{REWARD_DIR}/reward.json")
+    found = read_bytes(sandbox, f"{REWARD_DIR}/reward.json")
     if found is not None:
         try:
             data = json.loads(found)

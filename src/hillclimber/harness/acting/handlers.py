@@ -13,6 +13,7 @@ from hillclimber.errors import AgentTimeout
 from hillclimber.harness.acting.tools import MAX_CHARS, ToolCall, ToolResult, truncate
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
+from hillclimber.sandbox.files import BINARY_PROBE, is_binary
 
 
 @dataclass
@@ -55,33 +56,6 @@ def execute(call: ToolCall, env: ToolEnv) -> ToolResult:
         raise
     except OSError as err:
         return ToolResult(False, f"{type(err).__name__}: {err.strerror or err}")
-
-
-BINARY_PROBE = 8192
-"""How much of a file is read to tell whether it is text."""
-
-
-def is_binary(head: bytes) -> bool:
-    """A file with a NUL byte near its start is not text (a database, an image, a program)."""
-    return b"\0" in head[:BINARY_PROBE]
-
-
-def read_text(sandbox: Sandbox, path: str, max_bytes: int | None = None) -> str | None:
-    """The text of the file at sandbox `path`; None when there is no such file (or it is
-    outside the sandbox, unreadable, binary or larger than `max_bytes`)."""
-    try:
-        found = sandbox.stat(path)
-        if found is None or found.kind != "file":
-            return None
-        if max_bytes is not None and found.size > max_bytes:
-            return None
-        head = sandbox.read_file(path, limit=BINARY_PROBE)
-        if is_binary(head):
-            return None
-        data = head if found.size <= len(head) else sandbox.read_file(path)
-    except (OSError, OutsideSandbox):
-        return None
-    return data.decode(errors="replace")
 
 
 def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[str, str] | ToolResult:

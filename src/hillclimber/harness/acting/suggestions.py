@@ -2,7 +2,7 @@
 
 Each reader gets (command, exit code, output) and returns a short, concrete next step, or None
 when the output is not of its kind. They read the real output shapes of bash, gcc, Python,
-pytest, curl and the sandbox (read-only system, no network); `failures.py` tries them in order
+pytest, curl and the sandbox (read-only system, no network); `diagnosis.py` tries them in order
 and names the kind.
 """
 
@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import re
 
+from hillclimber.harness.prompting.summary import clip
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
-
-
-def clip(text: str, limit: int) -> str:
-    """At most `limit` characters, with an ellipsis when cut."""
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _short(name: str) -> str:

@@ -21,13 +21,13 @@ from hillclimber.harness.checks.base import (
     CheckContext,
     Outcome,
     digest,
-    read_bytes,
     strongest,
 )
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.climbing.workspace import fits, restored
 from hillclimber.sandbox import APP, Sandbox
+from hillclimber.sandbox.files import read_bytes
 from hillclimber.verify.verifier import Evaluation, Strength
 
 __all__ = ["LABEL", "AcceptanceChecks", "Check", "build_checks"]

@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from hillclimber.sandbox import OutsideSandbox, Sandbox
+from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import STRENGTHS, Strength
 
 Origin = Literal["extracted", "proposed"]
@@ -84,15 +84,6 @@ def strongest(checks: Iterable[Check]) -> Strength:
 
 def digest(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
-
-
-def read_bytes(sandbox: Sandbox, path: str) -> bytes | None:
-    """The bytes of the regular file at `path`, or None."""
-    try:
-        found = sandbox.stat(path)
-        return sandbox.read_file(path) if found is not None and found.kind == "file" else None
-    except (OSError, OutsideSandbox):
-        return None
 
 
 def describe(check: Check) -> dict[str, object]:

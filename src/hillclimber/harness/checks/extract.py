@@ -24,7 +24,6 @@ import re
 import shlex
 from dataclasses import dataclass
 
-from hillclimber.harness.acting.handlers import read_text
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.kinds import (
     CommandSucceeds,
@@ -43,8 +42,9 @@ from hillclimber.harness.checks.kinds import (
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.shape import shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
-from hillclimber.harness.context import FORBID, protected_files
+from hillclimber.harness.instruction import FORBID, protected_files
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
+from hillclimber.sandbox.files import read_text
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",
            "set", "insert", "remove", "correct", "patch", "move")  # fmt: skip
@@ -111,7 +111,7 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
     not dropped here: `build_checks` runs them on the untouched workspace)."""
     said = sentences(instruction, workdir)
     here = Workspace(sandbox, workdir)
-    protected = {p for p in protected_files(instruction) if here.is_file(p)}
+    protected = {p for p in protected_files(instruction, workdir) if here.is_file(p)}
     found: list[Check] = [FileUnchanged(path) for path in sorted(protected)]
     named = [p for s in said for p in s.paths]
     written = {p for s in said for p in s.paths if p in s.text}

@@ -14,15 +14,14 @@ from typing import ClassVar, Literal
 
 import yaml
 
-from hillclimber.harness.acting.handlers import read_text
 from hillclimber.harness.checks.base import (
     CheckContext,
     Origin,
     Outcome,
     digest,
-    read_bytes,
 )
 from hillclimber.sandbox import APP, run_within
+from hillclimber.sandbox.files import read_bytes, read_text
 from hillclimber.verify.verifier import Strength
 
 

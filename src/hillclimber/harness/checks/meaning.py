@@ -15,13 +15,13 @@ import re
 import shutil
 from collections.abc import Iterator
 
-from hillclimber.harness.acting.handlers import read_text
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.derived import FileHasRecords, FileHoldsValue, FileListsNames
 from hillclimber.harness.checks.kinds import CommandSucceeds, FileExecutable
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.sandbox import OutsideSandbox, Sandbox
 from hillclimber.sandbox.base import STANDARD_PATH
+from hillclimber.sandbox.files import read_text
 from hillclimber.shell.words import read_words
 
 _UNITS = {"word": "words", "line": "lines", "character": "characters", "char": "characters",

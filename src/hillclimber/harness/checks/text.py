@@ -3,11 +3,10 @@ follows it when it ends with a colon ("whose only line is exactly:" then the lin
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field
 
-from hillclimber.harness.context import NAMED
+from hillclimber.harness.instruction import named_paths
 
 _FENCE = re.compile(r"```([^\n]*)\n(.*?)\n?```", re.DOTALL)
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -61,13 +60,5 @@ def _prose(text: str, workdir: str) -> list[Sentence]:
         if found and found[-1].text.endswith(":") and found[-1].block is None and quoted:
             found[-1].block = chunk  # a paragraph quoted after a colon
             continue
-        found.append(Sentence(chunk, _CODE.findall(chunk), paths=named_in(chunk, workdir)))
+        found.append(Sentence(chunk, _CODE.findall(chunk), paths=named_paths(chunk, workdir)))
     return found
-
-
-def named_in(text: str, workdir: str) -> list[str]:
-    """The paths `text` names, as sandbox paths, in order, each once."""
-    found: dict[str, None] = {}
-    for match in NAMED.findall(text):
-        found[posixpath.normpath(posixpath.join(workdir, match.rstrip(".,:;")))] = None
-    return list(found)

@@ -10,8 +10,8 @@ from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Literal
 
-from hillclimber.harness.acting.handlers import BINARY_PROBE, is_binary
 from hillclimber.sandbox import OutsideSandbox, Sandbox, Snapshot, walk
+from hillclimber.sandbox.files import BINARY_PROBE, is_binary, read_bytes
 
 FileState = tuple[str, Literal["file", "missing", "other"]]
 """A path the task names and what is there now: a file, nothing (yet), or something else."""
@@ -53,7 +53,7 @@ def lines_lost(before: Snapshot, sandbox: Sandbox, root: str, max_bytes: int = 1
     for relative, data in before.files(max_bytes):
         if ".git" in relative.split("/") or b"\0" in data:
             continue
-        now = _read(sandbox, f"{root}/{relative}")
+        now = read_bytes(sandbox, f"{root}/{relative}")
         if now == data:
             continue  # most files are as they were: no lines to count
         was, kept = _lines(data), _lines(now or b"")
@@ -64,14 +64,6 @@ def lines_lost(before: Snapshot, sandbox: Sandbox, root: str, max_bytes: int = 1
 def _lines(data: bytes) -> list[str] | None:
     """The lines of a text file; None for a binary file."""
     return None if b"\0" in data else data.decode("utf-8", "replace").splitlines()
-
-
-def _read(sandbox: Sandbox, path: str) -> bytes | None:
-    """The bytes at `path` now; None when it is gone or a folder."""
-    try:
-        return sandbox.read_file(path)
-    except (OSError, OutsideSandbox):
-        return None
 
 
 def file_states(sandbox: Sandbox, paths: Sequence[str], leave: Collection[str]) -> list[FileState]:

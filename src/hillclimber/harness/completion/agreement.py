@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 
 from hillclimber.harness.asking import Asker
-from hillclimber.harness.checks.base import digest, read_bytes
+from hillclimber.harness.checks.base import digest
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
+from hillclimber.sandbox.files import read_bytes
 from hillclimber.verify.verifier import Evaluation
 
 SYSTEM = (

@@ -7,7 +7,7 @@ from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
 
 
-def protected_files(call: ToolCall, situation: Situation) -> Verdict | None:
+def no_write_to_protected(call: ToolCall, situation: Situation) -> Verdict | None:
     """No write to a file the task says not to change ("Do not change /app/source.txt")."""
     if call.name not in WRITES or (target := situation.target(call)) not in situation.protected:
         return None

@@ -1,4 +1,5 @@
-"""Candidate call values in a raw answer: the JSON the model wrote, wherever and however it is.
+"""Values decoded from a raw answer that may hold a call: the JSON the model wrote, wherever
+and however it is.
 
 Each strategy here proposes decoded values from one form: `<tool_call>` tags (closed or not),
 Llama's `<function=…>` tags, the bare answer, fenced blocks, JSON with prose around it, JSON
@@ -20,13 +21,13 @@ from hillclimber.harness.acting.tools import ToolSpec
 
 
 @dataclass(frozen=True)
-class Candidate:
+class Decoded:
     value: Any
     """A decoded value that may hold a call."""
     shape: str
 
 
-Strategy = Callable[[str, Sequence[ToolSpec]], Iterator[Candidate]]
+Strategy = Callable[[str, Sequence[ToolSpec]], Iterator[Decoded]]
 """Proposes candidates from the answer; only the loose forms look at the tool names."""
 
 FENCE = re.compile(r"```[ \t]*[\w+-]*[^\n]*\n(.*?)(?:```|\Z)", re.S)
@@ -132,60 +133,60 @@ def _nesting(text: str) -> int:
 # -- the strategies, in the parser's order -----------------------------------------------------
 
 
-def tagged(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def tagged(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """`<tool_call>{…}</tool_call>` (also `<toolcall>`, `<tool_calls>`, any case)."""
     for match in _ANY_TAG.finditer(text):
         if (value := loads(match.group(1))) is not None:
-            yield Candidate(value, "tagged")
+            yield Decoded(value, "tagged")
 
 
-def unclosed_tag(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def unclosed_tag(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """`<tool_call>{…}` with no closing tag: the first complete value after the tag."""
     if match := _OPEN_TAG.search(text):
         for _, value in objects(match.group(1)):
-            yield Candidate(value, "unclosed_tag")
+            yield Decoded(value, "unclosed_tag")
             return
 
 
-def function_tag(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def function_tag(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """Llama 3.x: `<function=write_file>{"path": …}</function>`."""
     for match in _FUNCTION_TAG.finditer(text):
-        yield Candidate({"name": match.group(1), "arguments": match.group(2)}, "function_tag")
+        yield Decoded({"name": match.group(1), "arguments": match.group(2)}, "function_tag")
 
 
-def bare_json(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def bare_json(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """The whole answer is the JSON call (the 0.5B model never writes tags)."""
     if (value := loads(text)) is not None:
-        yield Candidate(value, "bare_json")
+        yield Decoded(value, "bare_json")
 
 
-def fenced(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def fenced(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """```json blocks, or ``` without a language; an unclosed last fence too."""
     for block in FENCE.findall(text):
         if (value := loads(block)) is not None:
-            yield Candidate(value, "fenced")
+            yield Decoded(value, "fenced")
 
 
-def embedded(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def embedded(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """JSON with explanations before or after it, or trailing junk (`}}`, `<|im_end|>`)."""
     for _, value in objects(text):
-        yield Candidate(value, "embedded")
+        yield Decoded(value, "embedded")
 
 
-def salvaged(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def salvaged(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """Bad escapes fixed, then the first complete value of each span."""
     for span in _spans(text):
         if _has_bad_escape(span):
             for _, value in objects(fix_escapes(span)):
-                yield Candidate(value, "salvaged")
+                yield Decoded(value, "salvaged")
                 break
 
 
-def repaired(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def repaired(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """Each span as `json_repair` completes it (a call cut off by max_tokens)."""
     for span in _spans(text):
         if isinstance(value := _repair(span), dict | list) and value:
-            yield Candidate(value, "repaired")
+            yield Decoded(value, "repaired")
 
 
 def _spans(text: str) -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 from hillclimber.harness.acting.tools import ToolSpec
 from hillclimber.harness.parsing.decode import (
     MAX_STARTS,
-    Candidate,
+    Decoded,
     decode_text,
     fix_escapes,
     loads,
@@ -39,7 +39,7 @@ _NO_ARGUMENTS = re.compile(r"(?:\{\s*\}|none|no arguments|\(\s*\))", re.I)
 _CALL_HEAD = re.compile(r"(?<![\w.])((?:functions\.)?[A-Za-z_][\w-]*)\s*\(")
 
 
-def descriptive(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def descriptive(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """Calls in words: `Using write_file tool with arguments: path=hello.txt, content=Hello`,
     `Tool: read_file` / `Arguments: {…}`, `Action: …` / `Action Input: {…}`. Only the offered
     tools and their arguments count: prose is full of "use the following: …", which is no call
@@ -58,7 +58,7 @@ def descriptive(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
             pairs = _pairs(rest)
             arguments = pairs if any(parameter(tool, k) for k in pairs) else None
         if arguments is not None:
-            yield Candidate({"name": match.group("name"), "arguments": arguments}, "descriptive")
+            yield Decoded({"name": match.group("name"), "arguments": arguments}, "descriptive")
 
 
 def _pairs(text: str) -> dict[str, str]:
@@ -92,7 +92,7 @@ def _quoted(text: str, start: int) -> tuple[str, int] | None:
     return match.group(1).replace(f"\\{quote}", quote), match.end()
 
 
-def call_syntax(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def call_syntax(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """`write_file(path="x", content="y")`: Python call syntax of an offered tool, literals
     only; each `)` after the head is tried until the call parses."""
     for match in _CALL_HEAD.finditer(text):
@@ -104,7 +104,7 @@ def call_syntax(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
                 break
             arguments = _literal_call(text[match.end() : close])
             if arguments is not None:
-                yield Candidate({"name": match.group(1), "arguments": arguments}, "call_syntax")
+                yield Decoded({"name": match.group(1), "arguments": arguments}, "call_syntax")
                 break
 
 
@@ -131,9 +131,9 @@ def _literal_call(inner: str) -> dict[str, Any] | list[Any] | None:
 _BARE = re.compile(r"\A[\s`'\"\[\]*]*(?P<name>[A-Za-z_][\w-]*)[\s`'\"\[\].!*]*\Z")
 
 
-def bare_name(text: str, tools: Sequence[ToolSpec]) -> Iterator[Candidate]:
+def bare_name(text: str, tools: Sequence[ToolSpec]) -> Iterator[Decoded]:
     """An answer that is only the name of a tool that takes no arguments (`task_complete`,
     `["verify_progress"]`): the 0.5B, decoding freely, often answers so, and it is that call."""
     match = _BARE.match(text)
     if match and (tool := find_tool(match.group("name"), tools)) is not None and not tool.required:
-        yield Candidate({"name": match.group("name"), "arguments": {}}, "bare_name")
+        yield Decoded({"name": match.group("name"), "arguments": {}}, "bare_name")

@@ -28,7 +28,7 @@ from hillclimber.harness.acting.tools import ToolCall, ToolSpec
 from hillclimber.harness.parsing.decode import (
     DECODER,
     FENCE,
-    Candidate,
+    Decoded,
     Strategy,
     bare_json,
     decode_text,
@@ -120,7 +120,7 @@ class ParseFailure:
         return clip(lead + clip(detail, max(room, 0)) + rest, FEEDBACK_CHARS)
 
 
-Outcome = ParsedCall | ParseFailure
+Parsed = ParsedCall | ParseFailure
 
 
 def name_key(name: str) -> str:
@@ -144,7 +144,7 @@ STRATEGIES: tuple[Strategy, ...] = (
 """Tried in this order; the first candidate that validates wins."""
 
 
-def parse_tool_call(text: str, tools: Sequence[ToolSpec], *, forgiving: bool = True) -> Outcome:
+def parse_tool_call(text: str, tools: Sequence[ToolSpec], *, forgiving: bool = True) -> Parsed:
     """The first valid call in `text` to one of `tools`, or why there is none."""
     strict = _parse_strict(text, tools)
     if not forgiving:
@@ -161,7 +161,7 @@ def parse_tool_call(text: str, tools: Sequence[ToolSpec], *, forgiving: bool = T
 _TAG = re.compile(r"<tool_call>(.*?)</tool_call>", re.S)
 
 
-def _parse_strict(text: str, tools: Sequence[ToolSpec]) -> Outcome:
+def _parse_strict(text: str, tools: Sequence[ToolSpec]) -> Parsed:
     candidates = [("bare_json", text.strip())]
     if tag := _TAG.search(text):
         candidates.append(("tagged", tag.group(1).strip()))
@@ -176,7 +176,7 @@ def _parse_strict(text: str, tools: Sequence[ToolSpec]) -> Outcome:
     return _no_call(text)
 
 
-def _validate_strict(value: Any, shape: str, tools: Sequence[ToolSpec]) -> Outcome:
+def _validate_strict(value: Any, shape: str, tools: Sequence[ToolSpec]) -> Parsed:
     if not isinstance(value, dict) or not isinstance(value.get("name"), str):
         return ParseFailure(ParseFailureReason.NO_VALID_FORMAT, _NO_NAME)
     tool = next((t for t in tools if t.name == value["name"]), None)
@@ -193,7 +193,7 @@ def _validate_strict(value: Any, shape: str, tools: Sequence[ToolSpec]) -> Outco
 # -- the forgiving parser ----------------------------------------------------------------------
 
 
-def _parse_forgiving(text: str, tools: Sequence[ToolSpec]) -> Outcome:
+def _parse_forgiving(text: str, tools: Sequence[ToolSpec]) -> Parsed:
     text = _drop_thinking(text)
     first_failure: ParseFailure | None = None
     for strategy in STRATEGIES:
@@ -232,7 +232,7 @@ _WRAPPER_KEYS = ("tool_call", "function_call", "function", "call", "tool", "tool
 _META_KEYS = {"type", "id", "index", "call_id"}
 
 
-def _interpret(candidate: Candidate, tools: Sequence[ToolSpec]) -> Outcome | None:
+def _interpret(candidate: Decoded, tools: Sequence[ToolSpec]) -> Parsed | None:
     """The call in a decoded value, validated; None when the value holds no call at all."""
     found = _unwrap(candidate.value)
     if found is None:
@@ -307,7 +307,7 @@ def _coerce(tool: ToolSpec, name: str, value: Any) -> Any:
     return value
 
 
-def _validated(tool: ToolSpec, arguments: dict[str, Any], shape: str, *, strict: bool) -> Outcome:
+def _validated(tool: ToolSpec, arguments: dict[str, Any], shape: str, *, strict: bool) -> Parsed:
     try:
         checked = tool.args.model_validate(arguments, strict=strict)
     except ValidationError as err:

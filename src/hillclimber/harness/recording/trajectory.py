@@ -94,7 +94,7 @@ class TrajectoryWriter:
             case ParseFailed() if self.current is not None:
                 self.current["extra"]["parse_error"] = _plain(event)
             case GuardVerdict() if self.current is not None:
-                self.current["extra"]["monitor"] = _plain(event)
+                self.current["extra"]["guard"] = _plain(event)
             case ToolRan():
                 self._tool_ran(event)
             case Verified():

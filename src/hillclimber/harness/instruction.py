@@ -1,0 +1,89 @@
+"""Reading the instruction: the paths it names, the files it says to leave alone, and how
+complex the task is. Read once per trial; every part of the harness that needs a path of the
+instruction or its class asks here.
+
+- `named_paths`: the one resolver of a path the instruction names to a sandbox path;
+- `protected_files`: the files a sentence says not to change ("Do not change /app/source.txt.");
+- `classify`: the task's class (simple, moderate, complex), which sets the turn budget and
+  whether the planner runs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from enum import StrEnum
+
+from hillclimber.sandbox import APP
+
+NAMED = re.compile(
+    r"(?:/app/)?(?<![\w/.-])[\w][\w./-]*\.[A-Za-z0-9]{1,6}\b|/app/[\w./-]+|"
+    r"(?<![\w.:/-])/(?:[\w.-]+/)+[\w.-]*\.[A-Za-z0-9]{1,6}\b"
+)
+"""A path an instruction names: a file name (`report.csv`, `src/x.py`), anything under /app,
+or an absolute path to a file elsewhere (`/tmp/result.json`, `/workspace/out.txt`; not a URL's
+path)."""
+
+
+def named_paths(text: str, workdir: str = APP) -> list[str]:
+    """The paths `text` names, as sandbox paths (relative ones in `workdir`), in order, each
+    once."""
+    found: dict[str, None] = {}
+    for match in NAMED.findall(text):
+        found[posixpath.normpath(posixpath.join(workdir, match.rstrip(".")))] = None
+    return list(found)
+
+
+FORBID = re.compile(
+    r"\b(?:do not|don't|never|must not)\s+(?:change|modify|alter|edit|touch|delete|remove|"
+    r"overwrite|rename|move)\b(?:[^.\n]|\.(?=\S))*",
+    re.IGNORECASE,
+)
+
+
+def protected_files(instruction: str, workdir: str = APP) -> set[str]:
+    """Files the instruction says not to change ("Do not change /app/source.txt."), also when
+    the sentence goes on to the next line."""
+    found: set[str] = set()
+    for sentence in FORBID.findall(" ".join(instruction.split())):
+        found.update(named_paths(sentence, workdir))
+    return found
+
+
+# -- how complex the task is ------------------------------------------------------------------
+
+
+class Complexity(StrEnum):
+    SIMPLE = "simple"
+    MODERATE = "moderate"
+    COMPLEX = "complex"
+
+
+_STEP = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+", re.MULTILINE)
+_THEN = re.compile(r"\b(?:then|and then|after that|finally|also)\b", re.IGNORECASE)
+
+
+def classify(instruction: str) -> Complexity:
+    """The class of a task, from how long its instruction is and how many files and steps it
+    names."""
+    files = len(named_paths(instruction))
+    steps = len(_STEP.findall(instruction)) + len(_THEN.findall(instruction))
+    length = len(instruction)
+    score = (length > 400) + (length > 900) + (files > 2) + (files > 4) + (steps > 1) + (steps > 3)
+    if score <= 1:
+        return Complexity.SIMPLE
+    if score <= 3:
+        return Complexity.MODERATE
+    return Complexity.COMPLEX
+
+
+TURNS = {Complexity.SIMPLE: 15, Complexity.MODERATE: 25, Complexity.COMPLEX: 40}
+
+
+def turn_budget(complexity: Complexity, configured: int) -> int:
+    """The class's budget, never above what the config allows."""
+    return min(TURNS[complexity], configured)
+
+
+def wants_planner(complexity: Complexity) -> bool:
+    return complexity is not Complexity.SIMPLE

@@ -1,0 +1,42 @@
+"""Reading a file in a sandbox: the one reader every part of the harness uses. A file that is
+not there, is a folder, lies outside the sandbox or cannot be read reads as None, never an
+error."""
+
+from __future__ import annotations
+
+from hillclimber.sandbox.base import OutsideSandbox, Sandbox
+
+BINARY_PROBE = 8192
+"""How much of a file is read to tell whether it is text."""
+
+
+def is_binary(head: bytes) -> bool:
+    """A file with a NUL byte near its start is not text (a database, an image, a program)."""
+    return b"\0" in head[:BINARY_PROBE]
+
+
+def read_bytes(sandbox: Sandbox, path: str) -> bytes | None:
+    """The bytes of the regular file at sandbox `path`, or None."""
+    try:
+        found = sandbox.stat(path)
+        return sandbox.read_file(path) if found is not None and found.kind == "file" else None
+    except (OSError, OutsideSandbox):
+        return None
+
+
+def read_text(sandbox: Sandbox, path: str, max_bytes: int | None = None) -> str | None:
+    """The text of the file at sandbox `path`; None when there is no such file (or it is
+    outside the sandbox, unreadable, binary or larger than `max_bytes`)."""
+    try:
+        found = sandbox.stat(path)
+        if found is None or found.kind != "file":
+            return None
+        if max_bytes is not None and found.size > max_bytes:
+            return None
+        head = sandbox.read_file(path, limit=BINARY_PROBE)
+        if is_binary(head):
+            return None
+        data = head if found.size <= len(head) else sandbox.read_file(path)
+    except (OSError, OutsideSandbox):
+        return None
+    return data.decode(errors="replace")
