@@ -17,7 +17,6 @@ from hillclimber.harness.acting.tools import (
 )
 from hillclimber.harness.instruction import Complexity, classify, turn_budget
 from hillclimber.harness.planner import Plan
-from hillclimber.harness.presets import preset, preset_names
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import (
     TRUNCATED,
@@ -255,26 +254,6 @@ def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Pat
     assert tool_path("../etc/passwd", env) == "/etc/passwd"
     outside = ToolCall(name="read_file", arguments={"path": "../etc/passwd"})
     assert not execute(outside, env).success
-
-
-def test_the_presets() -> None:
-    assert set(preset_names()) == {"naive", "fm", "climber", "full"}
-    naive = preset("naive")
-    assert naive.tools == ("run_command", "task_complete") and not naive.guards.rules
-    assert not naive.completion.verify_gated and not naive.ask.forgiving_parser
-    assert naive.feedback == "none" and not naive.consults_checks()
-    assert naive.ask.retry_temperature is None
-    assert not naive.view.trim_history and naive.completion.no_progress_turns is None
-    fm = preset("fm")
-    assert fm.planning.planner and fm.view.mode == "micro"
-    climber = preset("climber")
-    assert climber.climbing.auto_verify and climber.climbing.dynamic_tools
-    assert climber.feedback == "self" and climber.consults_checks()
-    assert climber.guards.verify_between_writes
-    assert fm.completion.max_verify_retries == 2 and climber.completion.max_verify_retries == 8
-    full = preset("full")
-    assert full.view.mode == "conversation" and full.view.token_display
-    assert full.view.compact_at == 0.8 and full.view.trim_history
 
 
 def test_files_the_task_protects_and_names(tmp_path: Path) -> None:

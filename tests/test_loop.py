@@ -409,6 +409,7 @@ def test_prompts_stay_within_a_4096_token_window_over_30_turns(
         max_turns=30,
         complexity=False,
         rules=FILE_GUARDS,
+        verify_between_writes=False,  # without tool_sequence it would do nothing: refused
         no_progress_turns=None,
         auto_verify=False,
         max_verify_retries=1,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hillclimber.harness.acting.tools import TOOLS
 
@@ -182,6 +182,13 @@ class Planning(_Settings):
     """Classify the task once; the class sets the turn budget and whether the planner runs."""
 
 
+_IDLE_IN = {
+    "conversation": ("previous_steps", "show_latest_output", "show_named_files"),
+    "micro": ("trim_history", "token_display", "compact_at"),
+}
+"""The view's settings each mode ignores: the conversation shows the history itself; a micro
+prompt is built anew each turn and never grows."""
+
 GROUPS = ("ask", "view", "completion", "climbing", "guards", "checks", "planning", "skills")
 Feedback = Literal["tests", "self", "none"]
 
@@ -216,6 +223,20 @@ class HarnessConfig(_Settings):
                 f"tools must be among {', '.join(ALL_TOOLS)} and include task_complete"
             )
         return tools
+
+    @model_validator(mode="after")
+    def _every_setting_counts(self) -> HarnessConfig:
+        """A setting that does nothing in this combination keeps its default: one changed
+        there would be a setting a user believes in and the loop ignores."""
+        idle = _IDLE_IN[self.view.mode]
+        changed = [
+            name for name in idle if getattr(self.view, name) != View.model_fields[name].default
+        ]
+        if changed:
+            raise ValueError(f"view.{changed[0]} does nothing in {self.view.mode} mode")
+        if self.guards.verify_between_writes and "tool_sequence" not in self.guards.rules:
+            raise ValueError("guards.verify_between_writes needs the rule tool_sequence")
+        return self
 
     def consults_checks(self) -> bool:
         """Whether the loop looks at checks at all (gated ends, verify_progress, auto-verify);

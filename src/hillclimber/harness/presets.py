@@ -85,8 +85,14 @@ def parse_sets(sets: Sequence[str]) -> dict[str, Any]:
     return found
 
 
-def _read_preset(name: str) -> dict[str, Any]:
-    return tomllib.loads((PRESET_FILES / f"{name}.toml").read_text())
+def _read_preset(name: str, seen: tuple[str, ...] = ()) -> dict[str, Any]:
+    """A shipped preset's settings, laid over those of the preset it starts from (`preset =
+    "fm"` at its top), grouped."""
+    if name in seen:
+        raise HillclimberError(f"preset {name}: starts from itself ({' > '.join(seen)})")
+    data = _grouped(tomllib.loads((PRESET_FILES / f"{name}.toml").read_text()), f"preset {name}")
+    base = data.pop("preset", None)
+    return _merge(_read_preset(str(base), (*seen, name)), data) if base else data
 
 
 def _read_file(path: Path) -> dict[str, Any]:

@@ -1,0 +1,200 @@
+"""Assembling the agent loop from a config: the trial's context, the model and a
+`HarnessConfig` in; the loop with its prompter, checks, events, trajectory writer and skills
+out. The one place where a setting becomes the parts it switches on."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+from hillclimber.agents.base import AgentContext
+from hillclimber.harness.acting.handlers import ToolEnv
+from hillclimber.harness.acting.probe import availability_note, probe_commands
+from hillclimber.harness.acting.tools import tool_list
+from hillclimber.harness.checks import AcceptanceChecks, build_checks
+from hillclimber.harness.checks.base import describe
+from hillclimber.harness.checks.propose import ModelProposer
+from hillclimber.harness.config import HarnessConfig
+from hillclimber.harness.instruction import Complexity, classify, turn_budget, wants_planner
+from hillclimber.harness.loop import AgentLoop
+from hillclimber.harness.prompting import hints
+from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
+from hillclimber.harness.prompting.shown import named_files
+from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
+from hillclimber.harness.recording.trajectory import TrajectoryWriter
+from hillclimber.models.base import Model
+from hillclimber.sandbox import SandboxKind
+from hillclimber.skills.trial import TrialSkills
+from hillclimber.verify.verifier import Evaluation
+
+
+@dataclass
+class Assembly:
+    """One trial's loop and the parts the agent reads after it ran."""
+
+    loop: AgentLoop
+    kind: Complexity
+    budget: PromptBudget
+    skills: TrialSkills
+    checks: SelfChecks | None
+    proposer: ModelProposer | None
+    verify: Callable[[], Evaluation] | None
+    """What the loop checks with: the task's tests, the harness's checks, or nothing."""
+
+
+def assemble(
+    config: HarnessConfig, model: Model, ctx: AgentContext, *listeners: Listener
+) -> Assembly:
+    """The loop for one trial of `ctx.task`, as `config` sets it."""
+    task = ctx.task
+    kind = classify(task.instruction)
+    use_hints = hints.hints_on(config.view.hints, ctx.suite_hints, ctx.suite_source)
+    skills = TrialSkills(
+        config.skills,
+        task.instruction,
+        task_id=task.id,
+        show=hints.hints_on(config.skills.show, ctx.suite_hints, ctx.suite_source),
+    )
+    writer = TrajectoryWriter(
+        ctx.log_dir / "trajectory.json",
+        session_id=ctx.trial_name or task.id,
+        model=model.profile.name,
+        extra={
+            "preset": config.preset,
+            "config": config.model_dump(mode="json"),
+            "complexity": kind.value,
+            "hints": use_hints,
+            "skills": skills.ids,
+        },
+        instruction=task.instruction,
+        tool_definitions=[tool.definition() for tool in tool_list(config.tools)],
+    )
+    events = EventBus(writer, skills, *listeners)
+    checks, proposer = _checks(config, model, ctx, events)
+    verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
+    label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
+    budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
+    loop = AgentLoop(
+        config,
+        model,
+        _tool_env(config, ctx, verify),
+        task.instruction,
+        prompter=_prompter(config, ctx, budget, label, skills.section()),
+        hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
+        files=partial(named_files, task.instruction, ctx.sandbox, ctx.workdir)
+        if config.view.mode == "micro" and config.view.show_named_files
+        else lambda: "",
+        events=events,
+        max_turns=_turn_budget(config, ctx, kind),
+        use_planner=config.planning.planner
+        and (not config.planning.complexity or wants_planner(kind)),
+        skills=frozenset(skills.ids),
+        skill_text=skills.section() if config.skills.for_planner else "",
+        answers=checks.built.answers if checks and verify is checks.verify else (),
+        keep=checks.built.context.keep if checks else None,
+    )
+    return Assembly(loop, kind, budget, skills, checks, proposer, verify)
+
+
+def _checks(
+    config: HarnessConfig, model: Model, ctx: AgentContext, events: EventBus
+) -> tuple[SelfChecks | None, ModelProposer | None]:
+    """The acceptance checks, built before the first action (`feedback = "self"` and a
+    loop that looks at checks), and the model's proposer if it was asked."""
+    if config.feedback != "self" or not config.consults_checks():
+        return None, None
+    proposer = (
+        ModelProposer(model, config.ask.constrained, events) if config.checks.propose else None
+    )
+    built = build_checks(
+        ctx.task.instruction,
+        ctx.sandbox,
+        ctx.workdir,
+        propose=proposer,
+        remaining=ctx.remaining,
+    )
+    events.emit(
+        ChecksMade(
+            0,
+            tuple(describe(check) for check in built.checks),
+            tuple(built.dropped),
+            built.usable,
+        )
+    )
+    return SelfChecks(built), proposer
+
+
+def _tool_env(
+    config: HarnessConfig, ctx: AgentContext, verify: Callable[[], Evaluation] | None
+) -> ToolEnv:
+    return ToolEnv(
+        sandbox=ctx.sandbox,
+        workdir=ctx.workdir,
+        command_timeout=config.command_timeout_sec,
+        remaining=ctx.remaining,
+        verify=verify,
+        output_chars=config.view.output_chars,
+    )
+
+
+def _prompter(
+    config: HarnessConfig, ctx: AgentContext, budget: PromptBudget, checks: str, skills: str
+) -> MicroPrompter | ConversationPrompter:
+    """How the model's prompts are built, as the setting's view says."""
+    view = config.view
+    local = ctx.sandbox.kind is SandboxKind.LOCAL
+    availability = availability_note(probe_commands(ctx.sandbox)) if view.probe_commands else None
+    if view.mode == "micro":
+        return MicroPrompter(
+            budget,
+            local_paths=local,
+            previous_steps=view.previous_steps,
+            show_latest_output=view.show_latest_output,
+            availability=availability,
+            guidance=view.verification_guidance,
+            checks=checks,
+            skills=skills,
+        )
+    return ConversationPrompter(
+        budget,
+        local_paths=local,
+        instruction=ctx.task.instruction,
+        tools=tool_list(config.tools),
+        trim=view.trim_history,
+        token_display=view.token_display,
+        compact_at=view.compact_at,
+        availability=availability,
+        guidance=view.verification_guidance,
+        checks=checks,
+    )
+
+
+def _turn_budget(config: HarnessConfig, ctx: AgentContext, kind: Complexity) -> int:
+    """The setting's turns, no more than the task allows, cut to the task's class."""
+    max_turns = config.max_turns
+    if ctx.task.limits.max_turns:
+        max_turns = min(max_turns, ctx.task.limits.max_turns)
+    if config.planning.complexity:
+        max_turns = turn_budget(kind, max_turns)
+    return max_turns
+
+
+class SelfChecks:
+    """The acceptance checks as the loop and the runner use them."""
+
+    def __init__(self, built: AcceptanceChecks) -> None:
+        self.built = built
+        self.verify: Callable[[], Evaluation] | None = built.evaluate if built.usable else None
+
+    def record(self, proposer: ModelProposer | None) -> dict[str, Any]:
+        """What the trial's result keeps of them."""
+        return {
+            "checks": [describe(check) for check in self.built.checks],
+            "checks_dropped": [list(pair) for pair in self.built.dropped],
+            "checks_model_calls": proposer.calls if proposer else 0,
+            "checks_prompt_tokens": proposer.prompt_tokens if proposer else 0,
+            "checks_refused": [list(pair) for pair in proposer.refused] if proposer else [],
+        }

@@ -1,0 +1,65 @@
+"""Harness settings (`harness/config.py`, `harness/presets.py`): the shipped presets, presets
+that start from another, and settings refused where they would do nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hillclimber.errors import HillclimberError
+from hillclimber.harness.presets import load_harness, preset, preset_names
+
+
+def test_the_presets() -> None:
+    assert set(preset_names()) == {"naive", "fm", "climber", "full"}
+    naive = preset("naive")
+    assert naive.tools == ("run_command", "task_complete") and not naive.guards.rules
+    assert not naive.completion.verify_gated and not naive.ask.forgiving_parser
+    assert naive.feedback == "none" and not naive.consults_checks()
+    assert naive.ask.retry_temperature is None
+    assert not naive.view.trim_history and naive.completion.no_progress_turns is None
+    fm = preset("fm")
+    assert fm.planning.planner and fm.view.mode == "micro"
+    climber = preset("climber")
+    assert climber.climbing.auto_verify and climber.climbing.dynamic_tools
+    assert climber.feedback == "self" and climber.consults_checks()
+    assert climber.guards.verify_between_writes
+    assert fm.completion.max_verify_retries == 2 and climber.completion.max_verify_retries == 8
+    full = preset("full")
+    assert full.view.mode == "conversation" and full.view.token_display
+    assert full.view.compact_at == 0.8 and full.view.trim_history
+
+
+def test_a_preset_starts_from_another_and_changes_only_what_it_says() -> None:
+    fm, climber = preset("fm"), preset("climber")
+    assert climber.view == fm.view and climber.planning == fm.planning  # inherited from fm
+    assert climber.ask == fm.ask
+    assert climber.completion.agreement and not fm.completion.agreement
+
+
+@pytest.mark.parametrize(
+    ("sets", "refused"),
+    [
+        (["previous_steps=5"], "view.previous_steps does nothing in conversation mode"),
+        (["show_named_files=false"], "view.show_named_files does nothing in conversation mode"),
+        (["mode=micro"], "view.trim_history does nothing in micro mode"),  # naive trims nothing
+        (["verify_between_writes=true"], "verify_between_writes needs the rule tool_sequence"),
+    ],
+)
+def test_a_setting_that_does_nothing_is_refused_in_one_line(sets: list[str], refused: str) -> None:
+    with pytest.raises(HillclimberError) as err:
+        load_harness("naive", sets)
+    assert refused in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_settings_file_that_sets_an_idle_setting_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "mine.toml"
+    path.write_text('preset = "fm"\n[view]\ntoken_display = true\n')
+    with pytest.raises(HillclimberError, match=r"mine.toml: .*token_display does nothing in micro"):
+        load_harness(str(path))
+
+
+def test_a_setting_that_counts_in_its_mode_is_kept() -> None:
+    assert load_harness("naive", ["token_display=true"]).view.token_display
+    assert load_harness("fm", ["previous_steps=5"]).view.previous_steps == 5
