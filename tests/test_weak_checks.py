@@ -17,7 +17,7 @@ from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import Completion
 from hillclimber.harness.presets import preset
 from hillclimber.harness.recording.events import EventBus
-from hillclimber.harness.state import LoopEnd, LoopExit, LoopState, LoopStats
+from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat
 from hillclimber.verify.verifier import Evaluation
@@ -95,7 +95,7 @@ def _text(request: object) -> str:
 
 def gate_with(evaluation: Evaluation) -> tuple[Gate, LoopState]:
     state = LoopState()
-    gate = Gate(Completion(), lambda: evaluation, state, LoopStats(), EventBus(), lambda: 1)
+    gate = Gate(Completion(), lambda: evaluation, state, EventBus())
     return gate, state
 
 
@@ -106,34 +106,34 @@ WEAK = Evaluation(
 
 def test_the_gate_asks_once_then_takes_the_models_word() -> None:
     gate, state = gate_with(WEAK)
-    assert gate.finalize("task_complete") is None
+    assert gate.finalize("task_complete", 1) is None
     assert state.weak_shown and "/app/x now holds:\n1" in state.feedback[-1]
     with pytest.raises(LoopEnd) as ended:
-        gate.finalize("task_complete")
+        gate.finalize("task_complete", 1)
     assert ended.value.exit is LoopExit.CONFIRMED
 
 
 def test_a_pass_of_form_checks_never_ends_a_trial_verified() -> None:
     """The answer has the stated form; its values may still be anything."""
     gate, state = gate_with(WEAK.model_copy(update={"strength": "form"}))
-    assert gate.finalize("task_complete") is None
+    assert gate.finalize("task_complete", 1) is None
     assert "have the form the task states" in state.feedback[-1]
     with pytest.raises(LoopEnd) as ended:
-        gate.finalize("task_complete")
+        gate.finalize("task_complete", 1)
     assert ended.value.exit is LoopExit.CONFIRMED
 
 
 def test_a_last_chance_on_a_weak_pass_never_shown_is_unconfirmed() -> None:
     gate, _ = gate_with(WEAK)
     with pytest.raises(LoopEnd) as ended:
-        gate.finalize("max_turns", last_chance=True)
+        gate.finalize("max_turns", 1, last_chance=True)
     assert ended.value.exit is LoopExit.UNCONFIRMED
 
 
 def test_a_conclusive_pass_ends_at_once() -> None:
     gate, _ = gate_with(WEAK.model_copy(update={"strength": "value", "evidence": ""}))
     with pytest.raises(LoopEnd) as ended:
-        gate.finalize("task_complete")
+        gate.finalize("task_complete", 1)
     assert ended.value.exit is LoopExit.VERIFIED
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
@@ -41,7 +40,7 @@ class HarnessAgent:
             "budget_shrinks": built.budget.shrinks,
             "skills": built.skills.ids,
             "skill_learned": learned,
-            **asdict(result.stats),
+            **result.stats.record(),
             **(checks.record(built.proposer) if checks else {}),
         }
         checked = result.stats.verifications + result.stats.candidate_verifications > 0

@@ -14,10 +14,9 @@ from hillclimber.harness.acting.tools import ToolSpec, call_schema
 from hillclimber.harness.config import Asking
 from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.prompting.budget import BudgetExceeded
-from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
-from hillclimber.harness.recording.events import EventBus, ModelAnswered
-from hillclimber.harness.state import LoopStats
-from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
+from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
+from hillclimber.harness.recording.events import EventBus, ModelAnswered, PromptShrunk
+from hillclimber.models.base import CompletionRequest, Model, OutputConstraint
 
 SHRINK_ATTEMPTS = 3
 
@@ -35,7 +34,6 @@ class Asker:
         settings: Asking,
         model: Model,
         prompter: MicroPrompter | ConversationPrompter,
-        stats: LoopStats,
         events: EventBus,
         *,
         remaining: Callable[[], float] = lambda: math.inf,
@@ -43,7 +41,6 @@ class Asker:
         self.settings = settings
         self.model = model
         self.prompter = prompter
-        self.stats = stats
         self.events = events
         self.remaining = remaining
         """Seconds left of the agent's time: every request carries it as its deadline."""
@@ -52,21 +49,16 @@ class Asker:
     def constrains(self) -> bool:
         return self.settings.constrained and self.model.profile.supports_constraint
 
-    def ask(
-        self,
-        messages: Callable[[], list[Message]],
-        tools: Sequence[ToolSpec],
-        *,
-        turn: int,
-        stuck: bool,
-    ) -> Answer:
-        """The turn's answer. ContextExceeded when even a shrunk prompt does not fit."""
+    def ask(self, view: TurnView, *, stuck: bool) -> Answer:
+        """The turn's answer to the prompt built from `view`. ContextExceeded when even a
+        shrunk prompt does not fit."""
+        tools, turn = view.tools, view.turn
         constraint = OutputConstraint(json_schema=call_schema(tools)) if self.constrains else None
         explore = stuck and self.settings.retry_temperature is not None
         temperature = self.settings.retry_temperature if explore else None
         for attempt in range(SHRINK_ATTEMPTS):
             try:
-                built = messages()
+                built = self.prompter.build(view)
             except BudgetExceeded as err:
                 raise ContextExceeded(str(err)) from err
             request = CompletionRequest(
@@ -82,7 +74,7 @@ class Asker:
                 if attempt == SHRINK_ATTEMPTS - 1 or not self.prompter.can_shrink:
                     raise
                 self.prompter.shrink()
-                self.stats.context_shrinks += 1
+                self.events.emit(PromptShrunk(turn))
         raise AssertionError("unreachable")
 
     def _answer(self, request: CompletionRequest, tools: Sequence[ToolSpec], turn: int) -> str:
@@ -94,10 +86,11 @@ class Asker:
         text = self.complete(free, role="worker", turn=turn)
         if not isinstance(parse_tool_call(text, tools), ParseFailure):
             return text
-        self.stats.constrained_retries += 1
-        return self.complete(request, role="worker", turn=turn)
+        return self.complete(request, role="worker", turn=turn, again=True)
 
-    def complete(self, request: CompletionRequest, *, role: str, turn: int) -> str:
+    def complete(
+        self, request: CompletionRequest, *, role: str, turn: int, again: bool = False
+    ) -> str:
         """One completion, counted and emitted. AgentTimeout once the agent's time is up,
         before the call or during it (the back end stops at the deadline)."""
         start = time.monotonic()
@@ -112,11 +105,6 @@ class Asker:
             if self.remaining() <= 0:
                 raise AgentTimeout(f"agent time is up: {err}") from err
             raise
-        finally:
-            self.stats.model_seconds += time.monotonic() - start
-        self.stats.model_calls += 1
-        self.stats.prompt_tokens += answer.usage.prompt_tokens
-        self.stats.completion_tokens += answer.usage.completion_tokens
         self.events.emit(
             ModelAnswered(
                 turn,
@@ -126,6 +114,8 @@ class Asker:
                 answer.usage,
                 answer.latency_sec,
                 answer.finish_reason,
+                seconds=time.monotonic() - start,
+                again=again,
             )
         )
         return answer.text

@@ -9,7 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from dataclasses import asdict, replace
+from dataclasses import replace
 from functools import partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
@@ -18,7 +18,6 @@ from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.step import Climb, ClimbStep
-from hillclimber.harness.climbing.workspace import file_states, named_folders
 from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import HarnessConfig
@@ -30,16 +29,18 @@ from hillclimber.harness.prompting.offer import offered_tools
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import (
+    CallRead,
     EventBus,
     GuardVerdict,
     LoopEnded,
+    Measured,
     ParseFailed,
     PlanMade,
     ToolRan,
     TurnStarted,
 )
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
-from hillclimber.models.base import Message, Model
+from hillclimber.models.base import Model
 from hillclimber.sandbox.files import read_text
 from hillclimber.verify.verifier import Evaluation
 
@@ -74,6 +75,7 @@ class AgentLoop:
         self.turn = 0
         self.plan: Plan | None = None
         self.state, self.stats = LoopState(), LoopStats()
+        self.events.subscribe(self.stats)  # it counts what the events say, and nothing else
         self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
         self.recovery = RecoveryTracker() if config.view.error_recovery else None
@@ -81,9 +83,7 @@ class AgentLoop:
         self.named = named_paths(instruction, env.workdir)
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
-        self.asker = Asker(
-            config.ask, model, prompter, self.stats, self.events, remaining=env.remaining
-        )
+        self.asker = Asker(config.ask, model, prompter, self.events, remaining=env.remaining)
         agreement = None
         if config.completion.agreement and answers and env.verify is not None:
             agreement = Agreement(
@@ -95,9 +95,7 @@ class AgentLoop:
             config.completion,
             env.verify,
             self.state,
-            self.stats,
             self.events,
-            lambda: self.turn,
             agreement,
         )
         self.climb = self._climb_step() if config.climbing.candidates > 1 and env.verify else None
@@ -116,7 +114,9 @@ class AgentLoop:
             result = LoopResult(end.exit, end.reason, self.turn, self.stats, end.evaluation)
         except AgentTimeout as err:  # wherever the time ran out: what was done is kept
             result = LoopResult(LoopExit.TIMED_OUT, str(err), self.turn, self.stats, None)
-        self.events.emit(LoopEnded(self.turn, result.exit.value, result.reason, asdict(self.stats)))
+        self.events.emit(
+            LoopEnded(self.turn, result.exit.value, result.reason, self.stats.record())
+        )
         return result
 
     def _start(self) -> None:
@@ -124,16 +124,15 @@ class AgentLoop:
             self._make_plan()
         if self.climb is not None and self.climb.climb.enabled:
             baseline = self.climb.climb.measure()
-            self.stats.candidate_verifications += 1
-            self.gate.track(baseline.tests_passing, baseline.tests_total, baseline.label)
+            self.events.emit(Measured(self.turn, baseline.tests_passing, baseline.tests_total))
+            self.state.checked(baseline.tests_passing, baseline.tests_total, baseline.label)
 
     def _turn(self) -> None:
         self.events.emit(TurnStarted(self.turn))
         self.state.turns_since_news += 1
         tools = offered_tools(self.config, self.state, checks=self.env.verify is not None)
         try:
-            build = partial(self._prompt, tools)
-            answer = self.asker.ask(build, tools, turn=self.turn, stuck=self.state.stuck)
+            answer = self.asker.ask(self._view(tools), stuck=self.state.stuck)
         except ContextExceeded as err:
             raise LoopEnd(LoopExit.CONTEXT_EXCEEDED, str(err)) from err
         self.state.feedback = []
@@ -141,12 +140,11 @@ class AgentLoop:
         if isinstance(outcome, ParseFailure):
             outcome = outcome.as_skill(self.skills)
             message = outcome.feedback(tools)
-            self.stats.parse_failures += 1
             self.events.emit(ParseFailed(self.turn, outcome.reason.value, outcome.detail))
             self.state.unreadable(message)
             self.prompter.record(answer.text, message)
             return self._signals()
-        self.stats.parse_recovered += outcome.repaired
+        self.events.emit(CallRead(self.turn, outcome.call.name, outcome.repaired))
         call, text = outcome.call, answer.text
         if self.climb is not None and self.climb.climb.enabled and call.name in ACTING_TOOLS:
             chosen = self._climb(call, answer, tools)
@@ -156,9 +154,6 @@ class AgentLoop:
         elif not self._screen(call, text):
             return self._signals()
         if call.name == "task_complete":
-            self.stats.completes += 1
-            if self.state.calls and self.state.calls[-1].name == "verify_progress":
-                self.stats.verified_before_complete += 1
             self.prompter.record(text, "task_complete received: checking the task.")
             self._finalize("task_complete")
             return None
@@ -171,7 +166,14 @@ class AgentLoop:
         assert self.climb is not None
         own = self._screen(call, answer.text)
         chosen, refusal = self.climb.choose(
-            call, answer, tools, own=own, passing=self.state.passing, turn=self.turn
+            call,
+            answer,
+            tools,
+            own=own,
+            passing=self.state.passing,
+            turn=self.turn,
+            situation=self._situation(),
+            plan=self.plan,
         )
         if refusal is not None:
             self.state.refused(refusal)
@@ -180,9 +182,10 @@ class AgentLoop:
 
     # -- one turn's parts -------------------------------------------------------------------
 
-    def _prompt(self, tools: list[ToolSpec]) -> list[Message]:
+    def _view(self, tools: list[ToolSpec]) -> TurnView:
+        """What the model is shown this turn."""
         step = self.plan.current() if self.plan else None
-        view = TurnView(
+        return TurnView(
             instruction=self.instruction,
             tools=tools,
             history=self.state.history,
@@ -196,7 +199,6 @@ class AgentLoop:
             turn=self.turn,
             max_turns=self.max_turns,
         )
-        return self.prompter.build(view)
 
     def _situation(self) -> Situation:
         return Situation(
@@ -218,10 +220,8 @@ class AgentLoop:
         self.events.emit(GuardVerdict(self.turn, verdict.action, verdict.rule, verdict.reason))
         message = verdict.feedback(call.name)
         if verdict.action == "warn":
-            self.stats.warnings += 1
             self.state.feedback.append(message)
             return True
-        self.stats.denials += 1
         self.refused.add((verdict.rule, call.signature()))
         self.state.refused(message, repeated=verdict.rule == "repetition")
         self.prompter.record(text, message)
@@ -231,10 +231,6 @@ class AgentLoop:
         start = time.monotonic()
         result = execute(call, self.env)
         seconds = time.monotonic() - start
-        self.stats.tool_seconds += seconds
-        if limit := result.metadata.get("limit"):
-            self.stats.limits_hit += 1
-            self.stats.limit = str(limit)
         summary = self.state.ran(call, result)
         self.events.emit(
             ToolRan(
@@ -257,7 +253,7 @@ class AgentLoop:
                 observation += "\n" + diagnosis.feedback()
         if call.name == "verify_progress" and "tests_total" in result.metadata:
             meta = result.metadata
-            self.gate.track(meta["tests_passing"], meta["tests_total"], meta["label"])
+            self.state.checked(meta["tests_passing"], meta["tests_total"], meta["label"])
         self.prompter.record(text, observation)
         return result
 
@@ -273,12 +269,12 @@ class AgentLoop:
             return self._finalize("nothing changed")
         changes = call.name in WRITES or (self.climb is not None and call.name in ACTING_TOOLS)
         if changes and result.success and self.config.climbing.auto_verify and self.env.verify:
-            evaluation = self.gate.verify("auto_verify")
+            evaluation = self.gate.verify("auto_verify", self.turn)
             if evaluation.passed and evaluation.conclusive:
                 why = f"{evaluation.label} pass after a write"
                 raise LoopEnd(LoopExit.VERIFIED, why, evaluation)
             if evaluation.passed:  # form or weak checks only: not the end by themselves
-                self.gate.inconclusive(evaluation, "auto_verify", last_chance=False)
+                self.gate.inconclusive(evaluation, "auto_verify", self.turn, last_chance=False)
                 return self._signals()
             if self.climb is not None and state.turns_since_improvement > 0:
                 state.stuck = True  # no gain from the best step found: explore next turn
@@ -302,7 +298,7 @@ class AgentLoop:
             self._finalize("stalled", last_chance=True)
 
     def _finalize(self, reason: str, *, last_chance: bool = False) -> None:
-        failed = self.gate.finalize(reason, last_chance=last_chance)
+        failed = self.gate.finalize(reason, self.turn, last_chance=last_chance)
         if failed is not None and self.plan is not None and self.plan.exhausted:
             self._make_plan(feedback=clip(failed.digest or failed.summary(), 200))
 
@@ -325,13 +321,10 @@ class AgentLoop:
             self.asker,
             candidates=self.config.climbing.candidates,
             forgiving=self.config.ask.forgiving_parser,
-            safe=lambda call: self.guards.decide(call, self._situation()).action != "deny",
-            read=lambda path: self._read(self._path(path)),
-            named=lambda: file_states(env.sandbox, self.named, self.protected),
-            folders=lambda: named_folders(env.sandbox, self.named, env.workdir),
-            plan=lambda: self.plan,
-            target_of=lambda call: self._path(str(call.arguments.get("path", ""))),
-            stats=self.stats,
+            guards=self.guards,
+            env=env,
+            named=self.named,
+            protected=self.protected,
             events=self.events,
         )
 

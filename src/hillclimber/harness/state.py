@@ -1,16 +1,31 @@
 """What the loop keeps between turns (outside the model), what it counts, and how a trial ends.
 
 Every counter the completion signals read is changed here, by the event that changes it: a
-refused call, an unreadable answer, an action and its result, a check.
+refused call, an unreadable answer, an action and its result, a check. `LoopStats` counts what
+the run cost and did from the events the loop emits, and nothing else writes it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult
 from hillclimber.harness.prompting.summary import StepSummary, clip, summarize
+from hillclimber.harness.recording.events import (
+    CallRead,
+    CandidatesTried,
+    Event,
+    FinalizeAsked,
+    GuardVerdict,
+    Measured,
+    ModelAnswered,
+    ParseFailed,
+    PromptShrunk,
+    ToolRan,
+    Verified,
+)
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -56,6 +71,59 @@ class LoopStats:
     tool_seconds: float = 0.0
     progress: list[tuple[int, int, int]] = field(default_factory=list)
     """(turn, checks passing, checks total) after each check."""
+    _checked_last: bool = field(default=False, repr=False)
+    """The last call recorded was a check (for `verified_before_complete`)."""
+
+    def __call__(self, event: Event) -> None:
+        """Count `event` (the stats listen on the loop's event bus)."""
+        match event:
+            case ModelAnswered():
+                self.model_calls += 1
+                self.prompt_tokens += event.usage.prompt_tokens
+                self.completion_tokens += event.usage.completion_tokens
+                self.model_seconds += event.seconds
+                self.constrained_retries += event.again
+            case PromptShrunk():
+                self.context_shrinks += 1
+            case CallRead():
+                self.parse_recovered += event.repaired
+            case ParseFailed():
+                self.parse_failures += 1
+            case GuardVerdict():
+                self.warnings += event.action == "warn"
+                self.denials += event.action == "deny"
+            case ToolRan():
+                self._ran(event)
+            case CandidatesTried():
+                origins = [line.origin for line in event.candidates]
+                self.candidate_verifications += len(origins)
+                self.candidates += origins.count("tool")
+                self.readings += origins.count("reading")
+                self.planned += origins.count("plan")
+            case Measured():
+                self.candidate_verifications += 1
+                self.progress.append((event.turn, event.passing, event.total))
+            case Verified():
+                self.verifications += 1
+                self.progress.append((event.turn, event.tests_passing, event.tests_total))
+                self._checked_last = True
+            case FinalizeAsked() if event.reason == "task_complete":
+                self.completes += 1
+                self.verified_before_complete += self._checked_last
+
+    def record(self) -> dict[str, Any]:
+        """The counts, for the trial's result and the trajectory."""
+        return {k: v for k, v in asdict(self).items() if not k.startswith("_")}
+
+    def _ran(self, event: ToolRan) -> None:
+        self.tool_seconds += event.duration_sec
+        if limit := event.metadata.get("limit"):
+            self.limits_hit += 1
+            self.limit = str(limit)
+        self._checked_last = event.tool == "verify_progress"
+        if event.tool == "verify_progress" and "tests_total" in event.metadata:
+            meta = event.metadata
+            self.progress.append((event.turn, meta["tests_passing"], meta["tests_total"]))
 
 
 @dataclass
@@ -85,7 +153,6 @@ class LoopState:
     """(label, text) of the output the model asked for last."""
     feedback: list[str] = field(default_factory=list)
     """Said to the model on the next turn, then cleared."""
-    verify_count: int = 0
     best_progress: float = -1.0
     passing: int = 0
     """Checks passing at the last check."""
@@ -173,6 +240,18 @@ class LoopState:
             self.turns_since_news = 0
         else:
             self.turns_since_improvement += 1
+
+    def verified(self, why: str, evaluation: Evaluation, *, show_failing: bool) -> None:
+        """The harness ran the checks (`why`: what made it): a step of the history, shown as
+        the model's own check would be."""
+        self.checked(evaluation.tests_passing, evaluation.tests_total, evaluation.label)
+        if show_failing and evaluation.digest and not evaluation.passed:
+            self.progress = f"{self.progress}; failing: {clip(evaluation.digest, 240)}"
+        what = clip(f"{why}: {evaluation.summary()}", 100)
+        self.history.append(
+            StepSummary(len(self.history) + 1, "verification", evaluation.passed, what)
+        )
+        self.calls.append(ToolCall(name="verify_progress"))
 
     def weak_passed(self, feedback: str) -> None:
         """Only weak checks passed: the model is shown the result and asked to confirm or fix

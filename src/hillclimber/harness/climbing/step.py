@@ -29,16 +29,25 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
+from hillclimber.harness.acting.handlers import ToolEnv, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.readings import planned_command, variants
 from hillclimber.harness.climbing.reasking import Target, ask_alternative
-from hillclimber.harness.climbing.workspace import FileState, fits, lines_lost, restored
+from hillclimber.harness.climbing.workspace import (
+    FileState,
+    file_states,
+    fits,
+    lines_lost,
+    named_folders,
+    restored,
+)
+from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan
 from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
-from hillclimber.harness.state import LoopStats
 from hillclimber.sandbox import Sandbox
+from hillclimber.sandbox.files import read_text
 from hillclimber.verify.verifier import Evaluation
 
 MAX_TEST_SECONDS = 20.0
@@ -195,29 +204,24 @@ class ClimbStep:
         *,
         candidates: int,
         forgiving: bool,
-        safe: Callable[[ToolCall], bool],
-        read: Callable[[str], str | None],
-        named: Callable[[], list[FileState]],
-        folders: Callable[[], list[str]],
-        plan: Callable[[], Plan | None],
-        target_of: Callable[[ToolCall], str],
-        stats: LoopStats,
+        guards: Guards,
+        env: ToolEnv,
+        named: Sequence[str],
+        protected: Collection[str],
         events: EventBus,
     ) -> None:
         self.climb = climb
         self.asker = asker
         self.candidates = candidates
         self.forgiving = forgiving
-        self.safe = safe
-        """Whether a candidate may run at all (it is tried quietly: no feedback, no count)."""
-        self.read = read
+        self.guards = guards
+        self.env = env
         self.named = named
-        self.folders = folders
-        """The folders the task names, where a command may have been meant to run."""
-        self.plan = plan
-        """The model's plan, when it made one."""
-        self.target_of = target_of
-        self.stats = stats
+        """The paths the instruction names (not those it protects)."""
+        self.protected = protected
+        self.situation: Situation | None = None
+        """The turn's, for the guards: a candidate that would be refused is not tried (quietly:
+        no feedback, no count)."""
         self.events = events
 
     def choose(
@@ -229,16 +233,21 @@ class ClimbStep:
         own: bool,
         passing: int,
         turn: int,
+        situation: Situation,
+        plan: Plan | None,
     ) -> tuple[Candidate | None, str | None]:
         """The call to apply: the model's own (tried unless refused: `own`), another reading
         of it, or another acting tool's answer to the same prompt if it passes more tests;
         with None, what to tell the model when its own call is not applied."""
+        self.situation = situation
         tried: list[Candidate] = []
-        folders = self.folders()  # once a turn: every candidate's readings use them
+        env = self.env
+        folders = named_folders(env.sandbox, self.named, env.workdir)  # once a turn
         self._attempt(tried, call, answer.text, "model", folders, itself=own)
-        self._plan_steps(tried, folders)
-        own_path = self.target_of(call) if "path" in call.arguments else None
-        pool = targets(call, own_path, {t.name for t in tools}, self.named())
+        self._plan_steps(tried, folders, plan)
+        own_path = tool_path(str(call.arguments["path"]), env) if "path" in call.arguments else None
+        named = file_states(env.sandbox, self.named, self.protected)
+        pool = targets(call, own_path, {t.name for t in tools}, named)
         for target in self.climb.order(pool):
             asked = sum(c.origin in ("model", "tool") for c in tried) + (0 if own else 1)
             if asked >= self.candidates or not self.climb.enabled or any(map(solved, tried)):
@@ -248,20 +257,18 @@ class ClimbStep:
             if alternative is None:
                 continue
             outcome = parse_tool_call(alternative, tools, forgiving=self.forgiving)
-            if isinstance(outcome, ParseFailure) or not self.safe(outcome.call):
+            if isinstance(outcome, ParseFailure) or not self._safe(outcome.call):
                 continue
             if any(c.call.signature() == outcome.call.signature() for c in tried):
                 continue
-            self.stats.candidates += 1
             self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
-        self.stats.candidate_verifications += len(tried)
         chosen = pick(tried, passing, own=own)
         self.events.emit(
             CandidatesTried(
                 turn,
                 passing,
                 not own,
-                tuple(CandidateLine(c.call.model_dump(), c.line()) for c in tried),
+                tuple(CandidateLine(c.call.model_dump(), c.line(), c.origin) for c in tried),
                 tried.index(chosen) if chosen is not None else None,
             )
         )
@@ -273,12 +280,13 @@ class ClimbStep:
             f"{'; '.join(c.line() for c in tried)}. Nothing was changed. Do something else."
         )
 
-    def _plan_steps(self, tried: list[Candidate], folders: Sequence[str]) -> None:
+    def _plan_steps(
+        self, tried: list[Candidate], folders: Sequence[str], plan: Plan | None
+    ) -> None:
         """Try the steps of the model's plan that are commands (the planner wrote `git add …`
         and `git commit -m '…'`; the worker never ran them): each step not done yet, and all
         the plan's commands one after the other (a step counts as done after any successful
         action, whether or not it ran). Free: no model call."""
-        plan = self.plan()
         if plan is None or any(map(solved, tried)):
             return
         commands = [(step.text, planned_command(step.text)) for step in plan.steps]
@@ -289,7 +297,7 @@ class ClimbStep:
             runs.append(" && ".join(every))
         for command in runs:
             call = ToolCall(name="run_command", arguments={"command": command})
-            if self.safe(call) and all(c.call != call for c in tried):
+            if self._safe(call) and all(c.call != call for c in tried):
                 text = json.dumps(call.model_dump())
                 self._attempt(tried, call, text, "plan", folders, itself=True)
 
@@ -306,9 +314,15 @@ class ClimbStep:
         """Try `call` (when `itself`) and the other readings of it (`folders`: the folders the
         task names now)."""
         if itself:
-            self.stats.planned += origin == "plan"
             tried.append(self.climb.attempt(call, text, origin=origin))
-        for reading in variants(call, self.read, folders):
-            if self.safe(reading) and all(c.call != reading for c in tried):
-                self.stats.readings += 1
+        for reading in variants(call, self._read, folders):
+            if self._safe(reading) and all(c.call != reading for c in tried):
                 tried.append(self.climb.attempt(reading, text, origin="reading"))
+
+    def _safe(self, call: ToolCall) -> bool:
+        """Whether a candidate may run at all: no guard refuses it."""
+        assert self.situation is not None
+        return self.guards.decide(call, self.situation).action != "deny"
+
+    def _read(self, path: str) -> str | None:
+        return read_text(self.env.sandbox, tool_path(path, self.env))

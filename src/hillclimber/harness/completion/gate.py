@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.completion.agreement import Agreement, Verdict
 from hillclimber.harness.config import Completion
-from hillclimber.harness.prompting.summary import StepSummary, clip
+from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, SecondAnswer, Verified
-from hillclimber.harness.state import LoopEnd, LoopExit, LoopState, LoopStats
+from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -32,23 +31,21 @@ class Gate:
         settings: Completion,
         check: Callable[[], Evaluation] | None,
         state: LoopState,
-        stats: LoopStats,
         events: EventBus,
-        turn: Callable[[], int],
         agreement: Agreement | None = None,
     ) -> None:
         self.settings = settings
         self.agreement = agreement
         self.check = check
         self.state = state
-        self.stats = stats
         self.events = events
-        self.turn = turn
+        self.checks_at_signals = 0
+        """Checks run at done-signals: `max_verify_retries` of them failing ends the trial."""
 
-    def finalize(self, reason: str, *, last_chance: bool = False) -> Evaluation | None:
+    def finalize(self, reason: str, turn: int, *, last_chance: bool = False) -> Evaluation | None:
         """Raise LoopEnd if the task is done (or may not go on); else return the failed check
         (None when nothing was checked) and let the loop go on."""
-        self.events.emit(FinalizeAsked(self.turn(), reason))
+        self.events.emit(FinalizeAsked(turn, reason))
         if not self.settings.verify_gated:  # only the model's word or the budget ends it
             if reason == "task_complete":
                 raise LoopEnd(LoopExit.COMPLETED, reason)
@@ -57,14 +54,14 @@ class Gate:
             return None
         if self.check is None:  # nothing to check with: trust the signal
             raise LoopEnd(LoopExit.MAX_TURNS if last_chance else LoopExit.COMPLETED, reason)
-        self.state.verify_count += 1
-        evaluation = self.verify(reason)
+        self.checks_at_signals += 1
+        evaluation = self.verify(reason, turn)
         if evaluation.passed and evaluation.conclusive:
             raise LoopEnd(LoopExit.VERIFIED, reason, evaluation)
         if evaluation.passed:
-            self.inconclusive(evaluation, reason, last_chance=last_chance)
+            self.inconclusive(evaluation, reason, turn, last_chance=last_chance)
             return None
-        if last_chance or self.state.verify_count >= self.settings.max_verify_retries:
+        if last_chance or self.checks_at_signals >= self.settings.max_verify_retries:
             raise LoopEnd(LoopExit.VERIFICATION_FAILED, reason, evaluation)
         message = f"Verification failed ({evaluation.summary()}): the task is NOT done."
         if self.settings.show_failing_checks and evaluation.digest:
@@ -72,18 +69,20 @@ class Gate:
         self.state.check_failed(message + " Fix it, then call task_complete again.")
         return evaluation
 
-    def inconclusive(self, evaluation: Evaluation, reason: str, *, last_chance: bool) -> None:
+    def inconclusive(
+        self, evaluation: Evaluation, reason: str, turn: int, *, last_chance: bool
+    ) -> None:
         """The checks pass, none showing the values right: a second answer agreeing ends the
         trial, one disagreeing is a failure (and a failing check from now on, see
         `Agreement.counted`); else the model's word after it saw the result."""
-        verdict = self.second_answer()
+        verdict = self.second_answer(turn)
         if verdict is not None and verdict.agrees:
             raise LoopEnd(LoopExit.AGREED, f"{reason}: a second computation agrees", evaluation)
         if verdict is not None:
             if last_chance:
                 why = f"{reason}: a second computation disagrees"
                 raise LoopEnd(LoopExit.VERIFICATION_FAILED, why, evaluation)
-            self.verify("second answer")  # counts the disagreement: climbing must gain on it
+            self.verify("second answer", turn)  # counts the disagreement: climbing must gain on it
             self.state.check_failed(verdict.feedback())
             return
         if self.state.weak_shown or last_chance:
@@ -91,14 +90,14 @@ class Gate:
             raise LoopEnd(exit_, reason, evaluation)
         self.weak_pass(evaluation)
 
-    def second_answer(self) -> Verdict | None:
+    def second_answer(self, turn: int) -> Verdict | None:
         if self.agreement is None:
             return None
         tried = [str(c.arguments.get("command", "")) for c in self.state.calls
                  if c.name == "run_command"]  # fmt: skip
-        verdict = self.agreement.judge(tried, self.turn())
+        verdict = self.agreement.judge(tried, turn)
         if verdict is not None:
-            self.events.emit(SecondAnswer(self.turn(), verdict.path, verdict.command,
+            self.events.emit(SecondAnswer(turn, verdict.path, verdict.command,
                                           clip(verdict.printed, 300), verdict.agrees))  # fmt: skip
         return verdict
 
@@ -119,17 +118,14 @@ class Gate:
         )
         self.state.weak_passed(message)
 
-    def verify(self, why: str) -> Evaluation:
+    def verify(self, why: str, turn: int) -> Evaluation:
         """Run the checks on the workspace as it is now, and record what they say."""
         assert self.check is not None
         evaluation = self.check()
-        self.stats.verifications += 1
-        self.track(evaluation.tests_passing, evaluation.tests_total, evaluation.label)
-        if self.settings.show_failing_checks and evaluation.digest and not evaluation.passed:
-            self.state.progress = f"{self.state.progress}; failing: {clip(evaluation.digest, 240)}"
+        self.state.verified(why, evaluation, show_failing=self.settings.show_failing_checks)
         self.events.emit(
             Verified(
-                self.turn(),
+                turn,
                 why,
                 evaluation.passed,
                 evaluation.tests_passing,
@@ -137,17 +133,4 @@ class Gate:
                 evaluation.digest,
             )
         )
-        summary = StepSummary(
-            len(self.state.history) + 1,
-            "verification",
-            evaluation.passed,
-            clip(f"{why}: {evaluation.summary()}", 100),
-        )
-        self.state.history.append(summary)
-        self.state.calls.append(ToolCall(name="verify_progress"))
         return evaluation
-
-    def track(self, passing: int, total: int, label: str = "tests") -> None:
-        """Record a check's counts (also those the model's own verify_progress saw)."""
-        self.stats.progress.append((self.turn(), passing, total))
-        self.state.checked(passing, total, label)

@@ -26,6 +26,26 @@ class ModelAnswered:
     usage: Usage
     latency_sec: float
     finish_reason: FinishReason
+    seconds: float = 0.0
+    """Wall time of the call, waiting included."""
+    again: bool = False
+    """Asked again under the schema: no parser could read the free answer (`free_first`)."""
+
+
+@dataclass(frozen=True)
+class PromptShrunk:
+    """The back end said the prompt overflowed its window: the next one is built smaller."""
+
+    turn: int
+
+
+@dataclass(frozen=True)
+class CallRead:
+    """The answer was read as a call (`repaired`: fixes its JSON needed)."""
+
+    turn: int
+    tool: str
+    repaired: int
 
 
 @dataclass(frozen=True)
@@ -63,6 +83,8 @@ class ToolRan:
 class CandidateLine:
     call: dict[str, Any]
     result: str
+    origin: str = "model"
+    """model (its own call), tool (another tool asked), reading (of a call), plan (a step)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +105,15 @@ class Verified:
     tests_passing: int
     tests_total: int
     digest: str
+
+
+@dataclass(frozen=True)
+class Measured:
+    """The checks run on the untouched workspace before the first turn (climbing's baseline)."""
+
+    turn: int
+    passing: int
+    total: int
 
 
 @dataclass(frozen=True)
@@ -135,11 +166,14 @@ class LoopEnded:
 Event = (
     TurnStarted
     | ModelAnswered
+    | PromptShrunk
+    | CallRead
     | ParseFailed
     | GuardVerdict
     | ToolRan
     | CandidatesTried
     | Verified
+    | Measured
     | SecondAnswer
     | ChecksMade
     | PlanMade

@@ -1,0 +1,61 @@
+"""The completion gate (`harness/completion/gate.py`) on its own: every way a done-signal ends
+or goes on, with the checks a plain function (the weak and form passes are in
+tests/test_weak_checks.py, agreement in tests/test_agreement.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from hillclimber.harness.completion.gate import Gate
+from hillclimber.harness.config import Completion
+from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
+from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
+from hillclimber.verify.verifier import Evaluation
+
+FAILING = Evaluation(passed=False, tests_passing=1, tests_total=3, digest="b.txt: not there")
+
+
+def gate(evaluation: Evaluation | None, **settings: object) -> tuple[Gate, LoopState, list[object]]:
+    state, seen = LoopState(), []
+    check = (lambda: evaluation) if evaluation is not None else None
+    return Gate(Completion(**settings), check, state, EventBus(seen.append)), state, seen  # type: ignore[arg-type]
+
+
+def ends(gate: Gate, reason: str = "task_complete", **kwargs: bool) -> LoopEnd:
+    with pytest.raises(LoopEnd) as ended:
+        gate.finalize(reason, 4, **kwargs)
+    return ended.value
+
+
+def test_a_failing_check_is_said_and_the_trial_goes_on_until_the_retries_are_spent() -> None:
+    checked, state, seen = gate(FAILING, max_verify_retries=2)
+    assert checked.finalize("task_complete", 3) == FAILING
+    told = state.feedback[-1]
+    assert told.startswith("Verification failed (tests 1/3): the task is NOT done.")
+    assert "Failing: b.txt: not there" in told and state.stuck
+    assert [type(e) for e in seen] == [FinalizeAsked, Verified]
+    assert ends(checked).exit is LoopExit.VERIFICATION_FAILED  # the second check at a signal
+
+
+def test_the_failing_checks_are_not_named_when_the_setting_says_so() -> None:
+    checked, state, _ = gate(FAILING, show_failing_checks=False)
+    checked.finalize("no progress", 3)
+    assert "b.txt" not in state.feedback[-1]
+
+
+def test_a_last_chance_that_fails_ends_the_trial_at_once() -> None:
+    checked, _, _ = gate(FAILING, max_verify_retries=5)
+    assert ends(checked, "stalled", last_chance=True).exit is LoopExit.VERIFICATION_FAILED
+
+
+def test_without_checks_the_signal_is_trusted() -> None:
+    unchecked, _, _ = gate(None)
+    assert ends(unchecked).exit is LoopExit.COMPLETED
+    assert ends(unchecked, "max_turns", last_chance=True).exit is LoopExit.MAX_TURNS
+
+
+def test_ungated_only_the_models_word_or_the_budget_ends_it() -> None:
+    ungated, _, seen = gate(FAILING, verify_gated=False)
+    assert ungated.finalize("same action repeated", 2) is None  # no check ran
+    assert [type(e) for e in seen] == [FinalizeAsked]
+    assert ends(ungated).exit is LoopExit.COMPLETED

@@ -1,0 +1,90 @@
+"""What the loop keeps and counts (`harness/state.py`): the stats are written only by the
+events they listen to, and a check the harness ran is a step of the history."""
+
+from __future__ import annotations
+
+from hillclimber.harness.recording.events import (
+    CallRead,
+    CandidateLine,
+    CandidatesTried,
+    EventBus,
+    FinalizeAsked,
+    GuardVerdict,
+    Measured,
+    ModelAnswered,
+    ParseFailed,
+    PromptShrunk,
+    ToolRan,
+    Verified,
+)
+from hillclimber.harness.state import LoopState, LoopStats
+from hillclimber.models.base import Usage
+from hillclimber.verify.verifier import Evaluation
+
+
+def ran(tool: str, **metadata: object) -> ToolRan:
+    return ToolRan(1, "model", tool, {}, True, "", dict(metadata), "", 0.5)
+
+
+def answered(again: bool = False) -> ModelAnswered:
+    usage = Usage(prompt_tokens=100, completion_tokens=10)
+    return ModelAnswered(1, "worker", "{}", (), usage, 0.2, "stop", seconds=0.3, again=again)
+
+
+LINES = tuple(CandidateLine({}, "", origin) for origin in ("model", "reading", "tool", "plan"))
+
+
+def test_the_stats_count_what_the_events_say() -> None:
+    stats = LoopStats()
+    bus = EventBus(stats)
+    for event in (
+        answered(),
+        answered(again=True),
+        PromptShrunk(1),
+        CallRead(1, "write_file", repaired=2),
+        ParseFailed(2, "no_json", "…"),
+        GuardVerdict(2, "warn", "test_before_submit", "…"),
+        GuardVerdict(2, "deny", "overwrites", "…"),
+        ran("run_command", limit="memory"),
+        Measured(0, 0, 2),
+        CandidatesTried(3, 0, False, LINES, None),
+        Verified(3, "auto_verify", False, 1, 2, ""),
+        ran("verify_progress", tests_passing=2, tests_total=2),
+        FinalizeAsked(4, "task_complete"),
+        FinalizeAsked(5, "no progress"),
+    ):
+        bus.emit(event)
+    record = stats.record()
+    assert (record["model_calls"], record["prompt_tokens"], record["completion_tokens"]) == (
+        2,
+        200,
+        20,
+    )
+    assert record["constrained_retries"] == 1 and record["context_shrinks"] == 1
+    assert record["parse_recovered"] == 2 and record["parse_failures"] == 1
+    assert (record["warnings"], record["denials"]) == (1, 1)
+    assert record["limits_hit"] == 1 and record["limit"] == "memory"
+    assert record["candidate_verifications"] == 1 + 4
+    assert (record["candidates"], record["readings"], record["planned"]) == (1, 1, 1)
+    assert record["verifications"] == 1
+    assert record["progress"] == [(0, 0, 2), (3, 1, 2), (1, 2, 2)]
+    assert record["completes"] == 1 and record["verified_before_complete"] == 1
+    assert not any(key.startswith("_") for key in record)
+
+
+def test_a_done_signal_after_an_action_was_not_checked_first() -> None:
+    stats = LoopStats()
+    bus = EventBus(stats)
+    bus.emit(Verified(1, "auto_verify", True, 1, 1, ""))
+    bus.emit(ran("write_file"))
+    bus.emit(FinalizeAsked(2, "task_complete"))
+    assert stats.completes == 1 and stats.verified_before_complete == 0
+
+
+def test_a_check_the_harness_ran_is_a_step_the_model_sees() -> None:
+    state = LoopState()
+    failing = Evaluation(passed=False, tests_passing=1, tests_total=2, digest="x.txt: not there")
+    state.verified("task_complete", failing, show_failing=True)
+    assert state.progress == "tests 1/2 passing; failing: x.txt: not there"
+    assert state.history[-1].tool == "verification" and not state.history[-1].success
+    assert state.calls[-1].name == "verify_progress" and state.passing == 1
