@@ -38,7 +38,7 @@ def run_agent(
     sandbox, workspace = host_sandbox(tmp_path / "trial")
     (workspace / "numbers.txt").write_text("3\n4\n5\n")
     task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
-    # the model's word after it saw the result (a second answer: tests/test_agreement.py)
+    # the model's word after it saw the result (a second answer: tests/harness/test_agreement.py)
     config = preset(setting, planner=False, probe_commands=False, propose=False, agreement=False)
     log_dir = tmp_path / "log"
     log_dir.mkdir()

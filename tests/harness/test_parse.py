@@ -22,7 +22,7 @@ from hillclimber.harness.parsing.parse import (
 
 from conftest import DATA
 
-CORPUS_PATH = Path(__file__).parent / "data" / "parser_corpus.jsonl"
+CORPUS_PATH = Path(__file__).parents[1] / "data" / "parser_corpus.jsonl"
 CORPUS: list[dict[str, Any]] = [
     json.loads(line) for line in CORPUS_PATH.read_text().splitlines() if line.strip()
 ]
