@@ -24,8 +24,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-import golden  # noqa: E402  (tests/golden.py: the scripted trials)
-
 from hillclimber.agents.base import AgentContext  # noqa: E402
 from hillclimber.agents.harness import HarnessAgent  # noqa: E402
 from hillclimber.harness.presets import preset  # noqa: E402
@@ -33,6 +31,8 @@ from hillclimber.loaders import load_task  # noqa: E402
 from hillclimber.models import ModelProfile, ScriptedModel  # noqa: E402
 from hillclimber.sandbox import create_sandbox, pick_sandbox_kind, trial_layout  # noqa: E402
 from hillclimber.verify.verifier import verify  # noqa: E402
+
+import golden  # noqa: E402  (tests/golden.py: the scripted trials)
 
 PACKAGE = str(ROOT / "src" / "hillclimber")
 
@@ -88,7 +88,7 @@ def main() -> None:
     for name in args.presets.split(","):
         turn, files = measure(name)
         harness = {f for f in files if "/harness/" in f}
-        print(f"{name}: longest turn {turn}: {_count(files)}; of them in harness/ {_count(harness)}")
+        print(f"{name}: longest turn {turn}: {_count(files)}; in harness/ {_count(harness)}")
         for file in sorted(files):
             print(f"  {Path(file).relative_to(PACKAGE)}")
 
