@@ -186,3 +186,11 @@ def test_solve_rate_benchmark(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert re.fullmatch(r"solve_rate: naive \d+/1, climber \d+/1; best: \d.* naive.*", line), line
+
+
+def test_turn_path_benchmark() -> None:
+    lines = run_benchmark("turn_path.py", "--presets", "fm")
+    assert re.fullmatch(
+        r"fm: longest turn \d+: \d+ files, \d+ lines; in harness/ \d+ files, \d+ lines", lines[0]
+    ), lines[0]
+    assert "  harness/loop.py" in lines and "  harness/completion/gate.py" in lines
