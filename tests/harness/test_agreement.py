@@ -110,6 +110,23 @@ def test_once_the_asks_are_spent_the_last_disagreeing_command_judges_new_answers
     assert {s["command"] for s in second} == {AWK}
 
 
+def test_the_disagreeing_command_still_judges_once_the_model_runs_it_itself(
+    tmp_path: Path,
+) -> None:
+    """The model taking up the second computation's command does not make a wrong answer
+    right: what that command prints is still compared, once the asks are spent."""
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
+                    max_verify_retries=8)  # fmt: skip
+    wrong = [a for n in (11, 10, 9) for a in (write("/app/total.txt", str(n)), DONE, AWK)]
+    answers = [*wrong, run_command(AWK), write("/app/total.txt", "8"), *[DONE] * 5]
+    outcome, model, log_dir = run_agent(tmp_path, answers, config)
+    assert outcome.info["loop_exit"] == "verification_failed"
+    model.assert_complete()
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second = [s["extra"] for s in steps if s.get("message") == "second answer"]
+    assert [s["agrees"] for s in second] == [False] * 4
+
+
 @pytest.mark.parametrize(
     "second",
     [
@@ -142,6 +159,7 @@ def test_the_command_that_made_the_answer_is_not_a_second_way(tmp_path: Path) ->
         ('{"a": 1, "b": [2, 3]}', '{"b": [2, 3.0], "a": 1}'),
         ("x 1\ny 2\n", "y 2\nx 1\n"),  # the same lines in another order
         ("a  b\n", "a b"),
+        ("Ann Lee,5086.83\nBo,4232.2\n", "Ann Lee|5086.83\nBo|4232.20"),  # values, not the form
     ],
 )
 def test_answers_that_agree(held: str, printed: str) -> None:
@@ -159,6 +177,8 @@ def test_answers_that_agree(held: str, printed: str) -> None:
         ("", ""),
         ("true", "1"),
         ("12", "total: 12"),
+        ("Ann,5086.83\n", "Ann|5086.38"),
+        ("Ann Lee,1\n", "Ann,Lee 1"),  # the same words, but not the same fields
     ],
 )
 def test_answers_that_differ(held: str, printed: str) -> None:

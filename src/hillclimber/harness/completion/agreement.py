@@ -100,11 +100,13 @@ class Agreement:
         if key in self.judged:
             return None  # asked already: nothing new to learn
         self.judged.add(key)
-        command = self.reference
+        command = self.reference  # independent when it was asked: the model may run it since
         if self.asks < self.max_asks:
             self.asks += 1
             command = self._ask(path, turn)
-        if not command or _reads(command, path) or _ran_before(command, tried):
+            if _ran_before(command, tried):
+                return None
+        if not command or _reads(command, path):
             return None
         printed = self._run(command)
         if printed is None:
@@ -217,7 +219,9 @@ def _ran_before(command: str, tried: Sequence[str]) -> bool:
 
 def same(held: str, printed: str) -> bool:
     """Whether two answers say the same: equal text; equal JSON; the same lines in the same or
-    any order; numbers equal to the precision the less precise one is written with."""
+    any order, their fields split at spaces or a delimiter (`,` `|` `;` tab: the form is the
+    form checks' to judge, the values are this one's); numbers equal to the precision the less
+    precise one is written with."""
     first, second = held.strip(), printed.strip()
     if not first or not second:
         return False
@@ -226,12 +230,22 @@ def same(held: str, printed: str) -> bool:
     one, other = _json(first), _json(second)
     if one is not _NOT_JSON and other is not _NOT_JSON:
         return _close(one, other)
-    lines = [line.split() for line in first.splitlines() if line.strip()]
-    others = [line.split() for line in second.splitlines() if line.strip()]
+    lines = [_fields(line) for line in first.splitlines() if line.strip()]
+    others = [_fields(line) for line in second.splitlines() if line.strip()]
     if len(lines) != len(others):
         return False
     in_order = all(_close(a, b) for a, b in zip(lines, others, strict=True))
     return in_order or sorted(map(tuple, lines)) == sorted(map(tuple, others))
+
+
+_DELIMITER = re.compile(r"[,|;\t]")
+
+
+def _fields(line: str) -> list[str]:
+    """A line's fields: split at its delimiters where it has one, else at spaces."""
+    if _DELIMITER.search(line):
+        return [" ".join(field.split()) for field in _DELIMITER.split(line.strip())]
+    return line.split()
 
 
 _NOT_JSON = object()
