@@ -38,7 +38,7 @@ SCRIPTS = (".sh", ".bash", ".py", ".pl", ".rb", ".js")
 _INTERPRETERS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 
 
-def variants(
+def readings(
     call: ToolCall, read: Callable[[str], str | None], folders: Sequence[str] = ()
 ) -> list[ToolCall]:
     """Readings of `call` worth trying besides it. `read(path)` gives a file's text now, or

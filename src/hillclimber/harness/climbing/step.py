@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from hillclimber.harness.acting.handlers import ToolEnv, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
-from hillclimber.harness.climbing.readings import planned_command, variants
+from hillclimber.harness.climbing.readings import planned_command, readings
 from hillclimber.harness.climbing.reasking import Target, ask_alternative
 from hillclimber.harness.climbing.workspace import (
     FileState,
@@ -67,7 +67,7 @@ class Candidate:
     """Lines of existing files the call removed: of two equally good steps, the one that
     destroys less is kept."""
     origin: str = "model"
-    """model: the model's own call; reading: another reading of it (variants.py); tool: the
+    """model: the model's own call; reading: another reading of it (readings.py); tool: the
     model's answer when asked for another tool; plan: a step of the model's plan that is a
     command."""
     label: str = "tests"
@@ -315,7 +315,7 @@ class ClimbStep:
         task names now)."""
         if itself:
             tried.append(self.climb.attempt(call, text, origin=origin))
-        for reading in variants(call, self._read, folders):
+        for reading in readings(call, self._read, folders):
             if self._safe(reading) and all(c.call != reading for c in tried):
                 tried.append(self.climb.attempt(reading, text, origin="reading"))
 

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from hillclimber.harness.acting.tools import ToolCall
-from hillclimber.harness.climbing.readings import planned_command, variants
+from hillclimber.harness.climbing.readings import planned_command
+from hillclimber.harness.climbing.readings import readings as readings_of
 
 FILES = {
     "/app/log.txt": "one\ntwo\nthree\nDONE\n",
@@ -18,7 +19,7 @@ FILES = {
 
 
 def readings(name: str, **arguments: Any) -> list[ToolCall]:
-    return variants(ToolCall(name=name, arguments=arguments), FILES.get)
+    return readings_of(ToolCall(name=name, arguments=arguments), FILES.get)
 
 
 def test_a_command_written_as_content_is_also_run_into_the_file() -> None:
@@ -130,7 +131,7 @@ def test_an_edit_of_a_misremembered_line_is_also_tried_on_the_closest_line() -> 
 
 def test_a_command_is_also_tried_in_each_folder_the_task_names() -> None:
     call = ToolCall(name="run_command", arguments={"command": "git add docs/usage.md"})
-    assert variants(call, FILES.get, ["/app/repo", "/app/my dir"]) == [
+    assert readings_of(call, FILES.get, ["/app/repo", "/app/my dir"]) == [
         ToolCall(
             name="run_command", arguments={"command": "cd /app/repo && git add docs/usage.md"}
         ),
@@ -145,7 +146,7 @@ def test_a_command_is_also_tried_in_each_folder_the_task_names() -> None:
 )
 def test_a_command_that_chooses_its_folder_is_run_only_there(command: str) -> None:
     call = ToolCall(name="run_command", arguments={"command": command})
-    assert variants(call, FILES.get, ["/app/repo"]) == []
+    assert readings_of(call, FILES.get, ["/app/repo"]) == []
 
 
 @pytest.mark.parametrize(
