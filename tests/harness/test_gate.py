@@ -29,18 +29,19 @@ def ends(gate: Gate, reason: str = "task_complete", **kwargs: bool) -> LoopEnd:
 
 def test_a_failing_check_is_said_and_the_trial_goes_on_until_the_retries_are_spent() -> None:
     checked, state, seen = gate(FAILING, max_verify_retries=2)
-    assert checked.finalize("task_complete", 3) == FAILING
-    told = state.feedback[-1]
-    assert told.startswith("Verification failed (tests 1/3): the task is NOT done.")
-    assert "Failing: b.txt: not there" in told and state.stuck
+    told = checked.finalize("task_complete", 3)
+    assert told is not None and told.kind == "failed" and told.evaluation == FAILING
+    assert told.message.startswith("Verification failed (tests 1/3): the task is NOT done.")
+    assert "Failing: b.txt: not there" in told.message
     assert [type(e) for e in seen] == [FinalizeAsked, Verified]
+    assert state.feedback == []  # the gate decides; the loop records (`AgentLoop._tell`)
     assert ends(checked).exit is LoopExit.VERIFICATION_FAILED  # the second check at a signal
 
 
 def test_the_failing_checks_are_not_named_when_the_setting_says_so() -> None:
-    checked, state, _ = gate(FAILING, show_failing_checks=False)
-    checked.finalize("no progress", 3)
-    assert "b.txt" not in state.feedback[-1]
+    checked, _, _ = gate(FAILING, show_failing_checks=False)
+    told = checked.finalize("no progress", 3)
+    assert told is not None and "b.txt" not in told.message
 
 
 def test_a_last_chance_that_fails_ends_the_trial_at_once() -> None:

@@ -19,7 +19,6 @@ from hillclimber.harness.recording.events import (
 )
 from hillclimber.harness.state import LoopState, LoopStats
 from hillclimber.models.base import Usage
-from hillclimber.verify.verifier import Evaluation
 
 
 def ran(tool: str, **metadata: object) -> ToolRan:
@@ -83,8 +82,7 @@ def test_a_done_signal_after_an_action_was_not_checked_first() -> None:
 
 def test_a_check_the_harness_ran_is_a_step_the_model_sees() -> None:
     state = LoopState()
-    failing = Evaluation(passed=False, tests_passing=1, tests_total=2, digest="x.txt: not there")
-    state.verified("task_complete", failing, show_failing=True)
+    EventBus(state).emit(Verified(2, "task_complete", False, 1, 2, "x.txt: not there", "tests"))
     assert state.progress == "tests 1/2 passing; failing: x.txt: not there"
     assert state.history[-1].tool == "verification" and not state.history[-1].success
     assert state.calls[-1].name == "verify_progress" and state.passing == 1

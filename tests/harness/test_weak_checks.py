@@ -106,8 +106,9 @@ WEAK = Evaluation(
 
 def test_the_gate_asks_once_then_takes_the_models_word() -> None:
     gate, state = gate_with(WEAK)
-    assert gate.finalize("task_complete", 1) is None
-    assert state.weak_shown and "/app/x now holds:\n1" in state.feedback[-1]
+    told = gate.finalize("task_complete", 1)
+    assert told is not None and told.kind == "weak" and "/app/x now holds:\n1" in told.message
+    state.weak_passed(told.message)  # as the loop records it
     with pytest.raises(LoopEnd) as ended:
         gate.finalize("task_complete", 1)
     assert ended.value.exit is LoopExit.CONFIRMED
@@ -116,8 +117,9 @@ def test_the_gate_asks_once_then_takes_the_models_word() -> None:
 def test_a_pass_of_form_checks_never_ends_a_trial_verified() -> None:
     """The answer has the stated form; its values may still be anything."""
     gate, state = gate_with(WEAK.model_copy(update={"strength": "form"}))
-    assert gate.finalize("task_complete", 1) is None
-    assert "have the form the task states" in state.feedback[-1]
+    told = gate.finalize("task_complete", 1)
+    assert told is not None and "have the form the task states" in told.message
+    state.weak_passed(told.message)
     with pytest.raises(LoopEnd) as ended:
         gate.finalize("task_complete", 1)
     assert ended.value.exit is LoopExit.CONFIRMED

@@ -19,7 +19,7 @@ from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, Too
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.step import Climb, ClimbStep
 from hillclimber.harness.completion.agreement import Agreement
-from hillclimber.harness.completion.gate import Gate
+from hillclimber.harness.completion.gate import Gate, Told
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.instruction import named_paths, protected_files
@@ -74,7 +74,9 @@ class AgentLoop:
         their text for the planner (empty unless `skills.for_planner`)."""
         self.turn = 0
         self.plan: Plan | None = None
-        self.state, self.stats = LoopState(), LoopStats()
+        self.state = LoopState(show_failing=config.completion.show_failing_checks)
+        self.stats = LoopStats()
+        self.events.subscribe(self.state)  # it records the checks the gate ran
         self.events.subscribe(self.stats)  # it counts what the events say, and nothing else
         self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
@@ -274,7 +276,10 @@ class AgentLoop:
                 why = f"{evaluation.label} pass after a write"
                 raise LoopEnd(LoopExit.VERIFIED, why, evaluation)
             if evaluation.passed:  # form or weak checks only: not the end by themselves
-                self.gate.inconclusive(evaluation, "auto_verify", self.turn, last_chance=False)
+                told = self.gate.inconclusive(
+                    evaluation, "auto_verify", self.turn, last_chance=False
+                )
+                self._tell(told)
                 return self._signals()
             if self.climb is not None and state.turns_since_improvement > 0:
                 state.stuck = True  # no gain from the best step found: explore next turn
@@ -298,9 +303,20 @@ class AgentLoop:
             self._finalize("stalled", last_chance=True)
 
     def _finalize(self, reason: str, *, last_chance: bool = False) -> None:
-        failed = self.gate.finalize(reason, self.turn, last_chance=last_chance)
-        if failed is not None and self.plan is not None and self.plan.exhausted:
+        told = self.gate.finalize(reason, self.turn, last_chance=last_chance)
+        if told is None:
+            return
+        self._tell(told)
+        if told.kind == "failed" and self.plan is not None and self.plan.exhausted:
+            failed = told.evaluation
             self._make_plan(feedback=clip(failed.digest or failed.summary(), 200))
+
+    def _tell(self, told: Told) -> None:
+        """Record what the gate decided the model must hear."""
+        if told.kind == "weak":
+            self.state.weak_passed(told.message)
+        else:
+            self.state.check_failed(told.message)
 
     def _make_plan(self, feedback: str | None = None) -> None:
         self.plan = make_plan(

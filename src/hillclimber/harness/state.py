@@ -174,6 +174,13 @@ class LoopState:
     weak_shown: bool = False
     """Weak checks passed and the model was shown what they looked at, with nothing changed
     since: its next done-signal confirms the result."""
+    show_failing: bool = True
+    """Name the failing checks in the progress line (`completion.show_failing_checks`)."""
+
+    def __call__(self, event: Event) -> None:
+        """A check the harness ran (the state listens to the loop's events for them)."""
+        if isinstance(event, Verified):
+            self.verified(event)
 
     def refused(self, feedback: str, *, repeated: bool = False) -> None:
         """A call was refused (by a guard, or no candidate was worth applying); `repeated`: as
@@ -241,16 +248,15 @@ class LoopState:
         else:
             self.turns_since_improvement += 1
 
-    def verified(self, why: str, evaluation: Evaluation, *, show_failing: bool) -> None:
+    def verified(self, check: Verified) -> None:
         """The harness ran the checks (`why`: what made it): a step of the history, shown as
         the model's own check would be."""
-        self.checked(evaluation.tests_passing, evaluation.tests_total, evaluation.label)
-        if show_failing and evaluation.digest and not evaluation.passed:
-            self.progress = f"{self.progress}; failing: {clip(evaluation.digest, 240)}"
-        what = clip(f"{why}: {evaluation.summary()}", 100)
-        self.history.append(
-            StepSummary(len(self.history) + 1, "verification", evaluation.passed, what)
-        )
+        self.checked(check.tests_passing, check.tests_total, check.label)
+        if self.show_failing and check.digest and not check.passed:
+            self.progress = f"{self.progress}; failing: {clip(check.digest, 240)}"
+        counts = f"{check.label} {check.tests_passing}/{check.tests_total}"
+        what = clip(f"{check.why}: {counts}", 100)
+        self.history.append(StepSummary(len(self.history) + 1, "verification", check.passed, what))
         self.calls.append(ToolCall(name="verify_progress"))
 
     def weak_passed(self, feedback: str) -> None:

@@ -11,11 +11,17 @@ the model is shown what the checks looked at
 beside the task and asked to confirm or fix it, and only its next done-signal, with nothing
 changed, ends the trial (`confirmed`). Without checks, the model's word is trusted. See
 docs/loop.md.
+
+The gate decides and writes nothing of the loop's: an end is a `LoopEnd` raised, anything else
+is a `Told` returned (what the model must hear), which the loop records; the checks it runs are
+`Verified` events, which the loop's state records.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
 
 from hillclimber.harness.completion.agreement import Agreement, Verdict
 from hillclimber.harness.config import Completion
@@ -23,6 +29,17 @@ from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, SecondAnswer, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.verify.verifier import Evaluation
+
+
+@dataclass(frozen=True)
+class Told:
+    """What the gate decided the model must hear, the trial going on."""
+
+    kind: Literal["failed", "disputed", "weak"]
+    """failed: the checks fail; disputed: they pass, a second computation disagrees; weak:
+    they pass, none showing the values right, and the model is asked to judge the result."""
+    message: str
+    evaluation: Evaluation
 
 
 class Gate:
@@ -42,9 +59,9 @@ class Gate:
         self.checks_at_signals = 0
         """Checks run at done-signals: `max_verify_retries` of them failing ends the trial."""
 
-    def finalize(self, reason: str, turn: int, *, last_chance: bool = False) -> Evaluation | None:
-        """Raise LoopEnd if the task is done (or may not go on); else return the failed check
-        (None when nothing was checked) and let the loop go on."""
+    def finalize(self, reason: str, turn: int, *, last_chance: bool = False) -> Told | None:
+        """Raise LoopEnd if the task is done (or may not go on); else what the model must hear
+        (None when nothing was checked), the loop going on."""
         self.events.emit(FinalizeAsked(turn, reason))
         if not self.settings.verify_gated:  # only the model's word or the budget ends it
             if reason == "task_complete":
@@ -59,19 +76,17 @@ class Gate:
         if evaluation.passed and evaluation.conclusive:
             raise LoopEnd(LoopExit.VERIFIED, reason, evaluation)
         if evaluation.passed:
-            self.inconclusive(evaluation, reason, turn, last_chance=last_chance)
-            return None
+            return self.inconclusive(evaluation, reason, turn, last_chance=last_chance)
         if last_chance or self.checks_at_signals >= self.settings.max_verify_retries:
             raise LoopEnd(LoopExit.VERIFICATION_FAILED, reason, evaluation)
         message = f"Verification failed ({evaluation.summary()}): the task is NOT done."
         if self.settings.show_failing_checks and evaluation.digest:
             message += f" Failing: {clip(evaluation.digest, 300)}"
-        self.state.check_failed(message + " Fix it, then call task_complete again.")
-        return evaluation
+        return Told("failed", message + " Fix it, then call task_complete again.", evaluation)
 
     def inconclusive(
         self, evaluation: Evaluation, reason: str, turn: int, *, last_chance: bool
-    ) -> None:
+    ) -> Told:
         """The checks pass, none showing the values right: a second answer agreeing ends the
         trial, one disagreeing is a failure (and a failing check from now on, see
         `Agreement.counted`); else the model's word after it saw the result."""
@@ -82,13 +97,12 @@ class Gate:
             if last_chance:
                 why = f"{reason}: a second computation disagrees"
                 raise LoopEnd(LoopExit.VERIFICATION_FAILED, why, evaluation)
-            self.verify("second answer", turn)  # counts the disagreement: climbing must gain on it
-            self.state.check_failed(verdict.feedback())
-            return
+            counted = self.verify("second answer", turn)  # climbing must gain on it
+            return Told("disputed", verdict.feedback(), counted)
         if self.state.weak_shown or last_chance:
             exit_ = LoopExit.CONFIRMED if self.state.weak_shown else LoopExit.UNCONFIRMED
             raise LoopEnd(exit_, reason, evaluation)
-        self.weak_pass(evaluation)
+        return Told("weak", self.weak_pass(evaluation), evaluation)
 
     def second_answer(self, turn: int) -> Verdict | None:
         if self.agreement is None:
@@ -101,9 +115,9 @@ class Gate:
                                           clip(verdict.printed, 300), verdict.agrees))  # fmt: skip
         return verdict
 
-    def weak_pass(self, evaluation: Evaluation) -> None:
-        """Form or weak checks passed: show the model what they looked at and ask it to
-        judge."""
+    def weak_pass(self, evaluation: Evaluation) -> str:
+        """Form or weak checks passed: what shows the model what they looked at and asks it
+        to judge."""
         shown = "have the form the task states" if evaluation.strength == "form" else (
             "are there or changed")  # fmt: skip
         message = (
@@ -116,13 +130,12 @@ class Gate:
             " Compare it with the task. If it is exactly what the task asks for, call"
             " task_complete; if not, fix it."
         )
-        self.state.weak_passed(message)
+        return message
 
     def verify(self, why: str, turn: int) -> Evaluation:
-        """Run the checks on the workspace as it is now, and record what they say."""
+        """Run the checks on the workspace as it is now, and say what they say."""
         assert self.check is not None
         evaluation = self.check()
-        self.state.verified(why, evaluation, show_failing=self.settings.show_failing_checks)
         self.events.emit(
             Verified(
                 turn,
@@ -131,6 +144,7 @@ class Gate:
                 evaluation.tests_passing,
                 evaluation.tests_total,
                 evaluation.digest,
+                evaluation.label,
             )
         )
         return evaluation

@@ -105,6 +105,8 @@ class Verified:
     tests_passing: int
     tests_total: int
     digest: str
+    label: str = "tests"
+    """What ran: the task's tests, or the acceptance checks."""
 
 
 @dataclass(frozen=True)
