@@ -15,7 +15,7 @@ import pytest
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.loaders import load_dataset
 from hillclimber.results import pass_at_k, read_trial
-from hillclimber.runner import Run, RunEvents, TrialSpec
+from hillclimber.runner import Run, RunEvents
 from hillclimber.sandbox import SandboxKind
 from hillclimber.task import (
     Environment,
@@ -25,6 +25,7 @@ from hillclimber.task import (
     Verification,
     VerificationKind,
 )
+from hillclimber.trial import TrialSpec
 
 from conftest import FIXTURES
 from conftest import run_config as config
@@ -281,9 +282,9 @@ class TestsPeeker:
 def test_feedback_is_tests_whenever_the_tests_ran_during_the_agents_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import hillclimber.runner as runner
+    import hillclimber.trial as trial
 
-    monkeypatch.setattr(runner, "make_agent", lambda *args: TestsPeeker())
+    monkeypatch.setattr(trial, "make_agent", lambda *args: TestsPeeker())
     task = load_dataset(FIXTURES / "tb2").tasks[0]
     Run(config([task], agent="nop"), [task], tmp_path).execute()
     result = read_trial(tmp_path / f"{task.id}.1" / "result.json")

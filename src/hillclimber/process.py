@@ -176,6 +176,18 @@ def _wait(
             return True, None
 
 
+def _feed(proc: subprocess.Popen[bytes], stdin: bytes | None) -> None:
+    """Write `stdin` to the process and close it (a process that exits first reads none)."""
+    if stdin is None:
+        return
+    assert proc.stdin is not None
+    try:
+        proc.stdin.write(stdin)
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -208,13 +220,7 @@ def run_process(
     readers = [_CappedReader(stream, output_cap, printed) for stream in (proc.stdout, proc.stderr)]
     for reader in readers:
         reader.start()
-    if stdin is not None:
-        assert proc.stdin is not None
-        try:
-            proc.stdin.write(stdin)
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
+    _feed(proc, stdin)
     try:
         timed_out, stopped = _wait(proc, max(timeout, 0.001), watch)
     finally:

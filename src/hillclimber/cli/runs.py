@@ -136,15 +136,8 @@ def bench(
         unsafe=unsafe,
         images=images_here(sandbox),
     )
-    run = Run(
-        config,
-        chosen,
-        runs_dir / run_id,
-        redo=redo,
-        retry_errors=retry_errors,
-        invalid_tasks=invalid,
-        notes=notes,
-    )
+    run = Run(config, chosen, runs_dir / run_id, redo=redo, retry_errors=retry_errors,
+              invalid_tasks=invalid, notes=notes)  # fmt: skip
     who = f"{model} with setting {setting.preset}" if setting else f"agent {agent}"
     console.print(
         f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, "
@@ -205,22 +198,12 @@ def compare(
         images=images_here(sandbox),
     )
     run_dir = runs_dir / run_id
-    _, runs = plan_comparison(
-        base,
-        settings,
-        chosen,
-        run_dir,
-        redo=redo,
-        retry_errors=retry_errors,
-        invalid_tasks=invalid,
-        notes=notes,
-    )
+    _, runs = plan_comparison(base, settings, chosen, run_dir, redo=redo, notes=notes,
+                              retry_errors=retry_errors, invalid_tasks=invalid)  # fmt: skip
     labels = ", ".join(label for label, _ in settings)
-    console.print(
-        f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × {n_attempts} "
-        f"attempts, {model}, sandbox {kind.value} → {run_dir}",
-        highlight=False,
-    )
+    console.print(f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × "
+                  f"{n_attempts} attempts, {model}, sandbox {kind.value} → {run_dir}",
+                  highlight=False)  # fmt: skip
     for (label, _), job in zip(settings, runs, strict=True):
         console.print(f"[bold]{label}[/]", highlight=False)
         _execute(job, len(chosen) * n_attempts, resume_id=run_id)

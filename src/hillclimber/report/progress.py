@@ -12,7 +12,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.text import Text
 
 from hillclimber.results import TrialResult
-from hillclimber.runner import RunEvents, TrialSpec
+from hillclimber.runner import RunEvents
+from hillclimber.trial import TrialSpec
 
 _STYLE = {"passed": "green", "failed": "red", "unsupported": "yellow"}
 
