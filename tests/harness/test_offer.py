@@ -1,0 +1,37 @@
+"""Which tools a turn offers (`harness/prompting/offer.py`)."""
+
+from __future__ import annotations
+
+from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.presets import preset
+from hillclimber.harness.prompting.offer import offered_tools
+from hillclimber.harness.state import LoopState
+
+
+def names(config_name: str, state: LoopState, *, checks: bool, **settings: object) -> list[str]:
+    config = preset(config_name, **settings)
+    return [tool.name for tool in offered_tools(config, state, checks=checks)]
+
+
+def test_checking_is_offered_only_where_there_are_checks() -> None:
+    assert "verify_progress" in names("full", LoopState(), checks=True)
+    assert "verify_progress" not in names("full", LoopState(), checks=False)
+
+
+def test_after_an_unchecked_write_only_checking_is_offered() -> None:
+    state = LoopState(calls=[ToolCall(name="write_file", arguments={"path": "a", "content": ""})])
+    after = names("climber", state, checks=True, auto_verify=False)
+    assert after == ["verify_progress", "task_complete"]
+    assert "write_file" in names("climber", state, checks=True)  # auto-verify checks the write
+
+
+def test_without_improvement_every_acting_tool_and_no_reading() -> None:
+    state = LoopState(turns_since_improvement=4)
+    offered = names("climber", state, checks=True)
+    assert "read_file" not in offered and {"write_file", "run_command"} <= set(offered)
+    assert "read_file" in names("climber", LoopState(), checks=True)
+
+
+def test_a_fixed_offer_does_not_follow_the_state() -> None:
+    state = LoopState(turns_since_improvement=9)
+    assert names("fm", state, checks=True) == names("fm", LoopState(), checks=True)
