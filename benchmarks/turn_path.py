@@ -32,7 +32,7 @@ from hillclimber.models import ModelProfile, ScriptedModel  # noqa: E402
 from hillclimber.sandbox import create_sandbox, pick_sandbox_kind, trial_layout  # noqa: E402
 from hillclimber.verify.verifier import verify  # noqa: E402
 
-import golden  # noqa: E402  (tests/golden.py: the scripted trials)
+import golden  # type: ignore[import-not-found]  # noqa: E402  (tests/golden.py)
 
 PACKAGE = str(ROOT / "src" / "hillclimber")
 
