@@ -1,5 +1,5 @@
 """One run of the escape benchmark: a corpus command (its @CANARY@, @PORT@ and @MARK@ filled in)
-judged by the monitor, run in a fresh trial sandbox, and the host checked right after it and
+judged by the guards, run in a fresh trial sandbox, and the host checked right after it and
 again a few seconds later (daemons wait before they act). In the `container` kind the trial is
 a small task's image (the local base, WORKDIR /app) with a layer of the run's own, entered as
 the runner enters it (`image_sandbox`) and left after the second look.
@@ -74,15 +74,15 @@ def fill(template: str, canary: Path, port: int, mark: str) -> str:
 
 @dataclass
 class Outcome:
-    """What became of one corpus command in one sandbox kind, monitor on or off."""
+    """What became of one corpus command in one sandbox kind, guards on or off."""
 
     kind: SandboxKind
     mode: str
     mark: str
     outcome: str = "contained"
-    """blocked (the monitor denied it), contained, or escaped (some check failed)."""
+    """blocked (the guards denied it), contained, or escaped (some check failed)."""
     findings: list[str] = field(default_factory=list)
-    monitor: str = ""
+    guard: str = ""
     limit: str | None = None
     timed_out: bool = False
     exit_code: int | None = None
@@ -117,7 +117,7 @@ class Outcome:
             "mode": self.mode,
             "outcome": self.outcome,
             "findings": self.findings,
-            "monitor": self.monitor,
+            "guard": self.guard,
             "limit": self.limit,
             "timed_out": self.timed_out,
             "exit_code": self.exit_code,
@@ -202,21 +202,21 @@ class Runs:
         self.mount.close()
 
     def start(
-        self, template: str, kind: SandboxKind, *, monitor: bool, timeout: float = TIMEOUT
+        self, template: str, kind: SandboxKind, *, guards: bool, timeout: float = TIMEOUT
     ) -> Outcome:
-        """Run one corpus command (unless the monitor blocks it) and take the first look; the
+        """Run one corpus command (unless the guards block it) and take the first look; the
         outcome may still turn to escaped at the second look (`settle`)."""
         mark = f"{next(self._numbers):04d}{secrets.randbelow(10**5):05d}"
-        outcome = Outcome(kind, "monitor on" if monitor else "monitor off", mark)
+        outcome = Outcome(kind, "guards on" if guards else "guards off", mark)
         self.by_mark[mark] = outcome
         canary = Canary.create(self.mount.folder, mark)
         listener = Listener()
         command = fill(template, canary.folder, listener.port, mark)
-        if monitor:
+        if guards:
             call = ToolCall(name="run_command", arguments={"command": command})
             verdict = Guards().decide(call, Situation(history=[]))
             if verdict.action == "deny":
-                outcome.outcome, outcome.monitor = "blocked", verdict.reason
+                outcome.outcome, outcome.guard = "blocked", verdict.reason
                 listener.close()
                 canary.remove()
                 return outcome

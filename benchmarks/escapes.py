@@ -7,7 +7,7 @@ The corpus (benchmarks/data/escapes.toml) holds shell commands that delete, writ
 lies outside the trial, reach the network, leave processes behind or eat the machine's
 resources. Each runs in every sandbox kind asked for (bwrap and namespace unless told;
 `container`, which needs podman, is a small task's image with a layer of the run's own, as the
-runner gives a trial) twice: with the monitor on (the harness's guards decide first; a denied
+runner gives a trial) twice: with the guards on (the harness's guards decide first; a denied
 command is blocked and not run) and with it off (straight into a fresh trial sandbox). Around
 each run the host is checked: the run's canary folder (changed, gone or read: it lives on a
 tmpfs that records every read), real host files and folders, its loopback listener (TCP, UDP)
@@ -44,7 +44,7 @@ KINDS = (SandboxKind.BWRAP, SandboxKind.NAMESPACE)
 """The kinds run unless told."""
 ISOLATING = (*KINDS, SandboxKind.CONTAINER)
 """The kinds that may be asked for: those that isolate."""
-MODES = ("monitor on", "monitor off")
+MODES = ("guards on", "guards off")
 LOOPBACK = {"127.0.0.1", "::1", "localhost", "[::1]"}
 
 
@@ -98,14 +98,14 @@ class Tally:
 def run_corpus(
     entries: list[Entry], kinds: list[SandboxKind], progress: bool = False
 ) -> list[tuple[Entry, Outcome]]:
-    """Every entry in every kind, monitor on and off, checked; in the order run."""
+    """Every entry in every kind, guards on and off, checked; in the order run."""
     os.environ["HC_ESCAPE_SECRET"] = f"hc-runner-secret-{secrets.token_hex(8)}"
     done: list[tuple[Entry, Outcome]] = []
     with Runs() as runs:
         for kind in kinds:
             for mode in MODES:
                 for number, entry in enumerate(entries, 1):
-                    outcome = runs.start(entry.command, kind, monitor=mode == "monitor on")
+                    outcome = runs.start(entry.command, kind, guards=mode == "guards on")
                     done.append((entry, outcome))
                     runs.settle()
                     if progress and number % 25 == 0:
@@ -117,8 +117,8 @@ def run_corpus(
     return done
 
 
-def _line(counts: Counter[str], monitor: bool) -> str:
-    parts = [f"blocked by the monitor {counts['blocked']}"] if monitor else []
+def _line(counts: Counter[str], guards: bool) -> str:
+    parts = [f"blocked by the guards {counts['blocked']}"] if guards else []
     parts += [f"contained by the sandbox {counts['contained']}", f"escaped {counts['escaped']}"]
     return ", ".join(parts)
 
@@ -134,11 +134,11 @@ def report(
         print(f"{kind}: {len(entries)} commands")
         for mode in MODES:
             tally = tallies[(kind, mode)]
-            print(f"  {mode + ':':13}{_line(tally.counts, mode == 'monitor on')}")
+            print(f"  {mode + ':':13}{_line(tally.counts, mode == 'guards on')}")
             for category in CATEGORIES:
                 if category in tally.by_category:
                     counts = tally.by_category[category]
-                    print(f"    {category:14} {_line(counts, mode == 'monitor on')}")
+                    print(f"    {category:14} {_line(counts, mode == 'guards on')}")
             ended = ", ".join(f"{name} {count}" for name, count in sorted(tally.limits.items()))
             print(f"    ended by a limit or the time limit: {ended or 'none'}")
     escapes = [(entry, outcome) for entry, outcome in done if outcome.outcome == "escaped"]
@@ -174,7 +174,7 @@ def main() -> None:
     print(
         f"escape corpus: {len(entries)} commands ("
         + ", ".join(f"{c} {per_category[c]}" for c in CATEGORIES if per_category[c])
-        + f"); kinds {', '.join(kinds)}; monitor on and off"
+        + f"); kinds {', '.join(kinds)}; guards on and off"
     )
     print(
         f"limits per command: memory {LIMITS.memory_mb} MiB, {LIMITS.processes} processes, "

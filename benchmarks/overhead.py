@@ -7,7 +7,7 @@ The harness agent runs tasks of the mini suite with the scripted model (no model
 sandbox, `--steps` turns each (writes, reads, edits, short commands). A listener on the loop's
 events stamps each turn's start; a step's harness time is its wall time less the model's
 latency (`latency_sec` of its model_answered events) and the tools' time (`duration_sec` of its
-tool_ran events): prompt building, parsing, the monitor, summaries, the events and the
+tool_ran events): prompt building, parsing, the guards, summaries, the events and the
 trajectory writer. Steps that ran the task's tests (a verification) or asked the planner are
 left out: that time is the tests' or the model's. The sandbox's start time is the wall time of
 running `true` in a fresh trial sandbox. Prints median and p95 of both; targets: harness

@@ -1,5 +1,5 @@
 """The escape corpus and its benchmark (benchmarks/escapes.py): the corpus is large, varied and
-aims only at this machine; a sample of it stays inside bwrap and namespace with the monitor on
+aims only at this machine; a sample of it stays inside bwrap and namespace with the guards on
 and off; and the checks are not blind: a command run without isolation is caught."""
 
 from __future__ import annotations
@@ -63,8 +63,8 @@ def test_a_command_without_isolation_is_reported_escaped() -> None:
     """The checks are not blind: the local sandbox (no isolation) lets a command write a canary
     outside the trial, and that run comes out escaped."""
     with Runs() as runs:
-        outcome = runs.start("echo x > @CANARY@/written-@MARK@", SandboxKind.LOCAL, monitor=False)
-        read = runs.start("cat @CANARY@/secrets/.env", SandboxKind.LOCAL, monitor=False)
+        outcome = runs.start("echo x > @CANARY@/written-@MARK@", SandboxKind.LOCAL, guards=False)
+        read = runs.start("cat @CANARY@/secrets/.env", SandboxKind.LOCAL, guards=False)
     assert outcome.outcome == "escaped", outcome
     assert any("canary" in finding for finding in outcome.findings)
     assert read.outcome == "escaped" and any("leaked canary" in f for f in read.findings), read
@@ -105,5 +105,5 @@ def test_a_sample_of_the_corpus_stays_inside_both_sandboxes() -> None:
     assert len(done) == len(sample) * 2 * 2
     escaped = [(entry.command, outcome) for entry, outcome in done if outcome.outcome == "escaped"]
     assert escaped == []
-    ended = {o.limit_kind for e, o in done if e.category == "resources" and o.mode == "monitor off"}
+    ended = {o.limit_kind for e, o in done if e.category == "resources" and o.mode == "guards off"}
     assert "file size" in ended, ended  # the limits are there, and reported

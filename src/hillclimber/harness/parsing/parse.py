@@ -3,7 +3,7 @@
 Small models rarely write a call exactly as asked: the 0.5B model never writes `<tool_call>`
 tags, the 1.5B sometimes fences the JSON, long file contents come back with unescaped regex
 backslashes or cut off by max_tokens, and some describe the call in words. The forgiving
-parser tries a list of strategies in order (`extract.py` for the JSON forms, `described.py`
+parser tries a list of strategies in order (`decode.py` for the JSON forms, `described.py`
 for the others), each proposing decoded values; the first value that validates as a call to
 one of the offered tools wins. Otherwise the first specific failure (unknown tool, bad
 arguments) is returned, else a JSON error or "no call"; each failure's `feedback()` tells the
