@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 
-from hillclimber.harness.acting.handlers import ToolEnv, tool_path
+from hillclimber.harness.acting.handlers import ToolEnv
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.readings import planned_command, readings
@@ -47,7 +47,6 @@ from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan
 from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
 from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import read_text
 from hillclimber.verify.verifier import Evaluation
 
 MAX_TEST_SECONDS = 20.0
@@ -245,7 +244,9 @@ class ClimbStep:
         folders = named_folders(env.sandbox, self.named, env.workdir)  # once a turn
         self._attempt(tried, call, answer.text, "model", folders, itself=own)
         self._plan_steps(tried, folders, plan)
-        own_path = tool_path(str(call.arguments["path"]), env) if "path" in call.arguments else None
+        own_path = (
+            situation.resolve(str(call.arguments["path"])) if "path" in call.arguments else None
+        )
         named = file_states(env.sandbox, self.named, self.protected)
         pool = targets(call, own_path, {t.name for t in tools}, named)
         for target in self.climb.order(pool):
@@ -325,4 +326,6 @@ class ClimbStep:
         return self.guards.decide(call, self.situation).action != "deny"
 
     def _read(self, path: str) -> str | None:
-        return read_text(self.env.sandbox, tool_path(path, self.env))
+        """A file as a tool's `path` names it, read as the guards read it."""
+        assert self.situation is not None
+        return self.situation.read(self.situation.resolve(path))
