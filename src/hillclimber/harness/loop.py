@@ -76,7 +76,7 @@ class AgentLoop:
         self.plan: Plan | None = None
         self.state = LoopState(show_failing=config.completion.show_failing_checks)
         self.stats = LoopStats()
-        self.events.subscribe(self.state)  # it records the checks the gate ran
+        self.events.subscribe(self.state)  # it records every check that ran
         self.events.subscribe(self.stats)  # it counts what the events say, and nothing else
         self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
@@ -126,8 +126,8 @@ class AgentLoop:
             self._make_plan()
         if self.climb is not None and self.climb.climb.enabled:
             baseline = self.climb.climb.measure()
-            self.events.emit(Measured(self.turn, baseline.tests_passing, baseline.tests_total))
-            self.state.checked(baseline.tests_passing, baseline.tests_total, baseline.label)
+            self.events.emit(Measured(self.turn, baseline.tests_passing, baseline.tests_total,
+                                      baseline.label))  # fmt: skip
 
     def _turn(self) -> None:
         self.events.emit(TurnStarted(self.turn))
@@ -253,9 +253,6 @@ class AgentLoop:
             if diagnosis is not None:
                 self.state.feedback.append(diagnosis.feedback())
                 observation += "\n" + diagnosis.feedback()
-        if call.name == "verify_progress" and "tests_total" in result.metadata:
-            meta = result.metadata
-            self.state.checked(meta["tests_passing"], meta["tests_total"], meta["label"])
         self.prompter.record(text, observation)
         return result
 

@@ -178,9 +178,15 @@ class LoopState:
     """Name the failing checks in the progress line (`completion.show_failing_checks`)."""
 
     def __call__(self, event: Event) -> None:
-        """A check the harness ran (the state listens to the loop's events for them)."""
-        if isinstance(event, Verified):
-            self.verified(event)
+        """A check that ran (the state listens to the loop's events for them): the harness's,
+        climbing's baseline, or the model's own `verify_progress`."""
+        match event:
+            case Verified():
+                self.verified(event)
+            case Measured():
+                self.checked(event.passing, event.total, event.label)
+            case ToolRan(tool="verify_progress", metadata={"tests_total": total, **meta}):
+                self.checked(meta["tests_passing"], total, meta["label"])
 
     def refused(self, feedback: str, *, repeated: bool = False) -> None:
         """A call was refused (by a guard, or no candidate was worth applying); `repeated`: as

@@ -116,6 +116,7 @@ class Measured:
     turn: int
     passing: int
     total: int
+    label: str = "tests"
 
 
 @dataclass(frozen=True)
