@@ -23,3 +23,47 @@ def test_absolute_paths_stay_as_written() -> None:
 
 def test_a_trailing_full_stop_is_not_part_of_the_name() -> None:
     assert named_paths("Write the count to count.txt.") == ["/app/count.txt"]
+
+
+@pytest.mark.parametrize(
+    ("text", "protected"),
+    [
+        (
+            "/app/shop.db is a SQLite database. Write the top customers to /app/answer.txt."
+            " Do not modify the database.",
+            {"/app/shop.db"},
+        ),
+        (
+            "Summarise access.log into report.txt; never touch the access log itself.",
+            {"/app/access.log"},
+        ),
+        (
+            "Merge a.conf and b.ini into merged.txt. Don't edit the config files.",
+            {"/app/a.conf", "/app/b.ini"},
+        ),
+        (
+            "Count the rows of data/sales.csv into count.txt. You must not alter the\n"
+            "input CSV in any way.",
+            {"/app/data/sales.csv"},
+        ),
+    ],
+)
+def test_a_file_named_by_its_kind_is_the_one_of_that_kind(text: str, protected: set[str]) -> None:
+    assert protected_files(text) == protected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # two databases and "the database": which one is not said
+        "Copy rows from old.db to new.db. Do not modify the database.",
+        # no file of the kind is named
+        "Fix the login page in index.html. Do not change the config.",
+        # a kind word, but no sentence forbids a change
+        "Update the database shop.db with the new prices, then write done.txt.",
+        # "log" inside another word
+        "Write the catalog to out.txt from items.log. Do not change the catalog format.",
+    ],
+)
+def test_a_kind_without_one_file_of_it_protects_nothing(text: str) -> None:
+    assert protected_files(text) == set()

@@ -3,7 +3,8 @@ complex the task is. Read once per trial; every part of the harness that needs a
 instruction or its class asks here.
 
 - `named_paths`: the one resolver of a path the instruction names to a sandbox path;
-- `protected_files`: the files a sentence says not to change ("Do not change /app/source.txt.");
+- `protected_files`: the files a sentence says not to change ("Do not change /app/source.txt.",
+  "Do not modify the database." of the one database it names);
 - `classify`: the task's class (simple, moderate, complex), which sets the turn budget and
   whether the planner runs.
 """
@@ -41,12 +42,48 @@ FORBID = re.compile(
 )
 
 
+KINDS: dict[str, tuple[str, ...]] = {
+    "database": (".db", ".sqlite", ".sqlite3"),
+    "log": (".log",),
+    "csv": (".csv",),
+    "json": (".json",),
+    "xml": (".xml",),
+    "config": (".conf", ".cfg", ".ini", ".toml", ".yaml", ".yml"),
+    "configuration": (".conf", ".cfg", ".ini", ".toml", ".yaml", ".yml"),
+    "script": (".sh", ".py", ".pl", ".rb", ".js"),
+}
+"""Words a sentence may name a file by instead of its path ("do not modify the database"),
+and the suffixes of the files they mean."""
+
+_KIND = re.compile(
+    r"\b(?:the|any|its|this)\s+(?:[\w-]+\s+){0,2}?(" + "|".join(KINDS) + r")(s|\s+files)?\b",
+    re.IGNORECASE,
+)
+
+
 def protected_files(instruction: str, workdir: str = APP) -> set[str]:
     """Files the instruction says not to change ("Do not change /app/source.txt."), also when
-    the sentence goes on to the next line."""
+    the sentence goes on to the next line. A sentence that names no path but a kind of file
+    ("Do not modify the database.") means the file of that kind the instruction names
+    elsewhere: the one such file, or every one when the kind is plural ("the logs", "the
+    config files")."""
+    text = " ".join(instruction.split())
+    named = named_paths(text, workdir)
     found: set[str] = set()
-    for sentence in FORBID.findall(" ".join(instruction.split())):
-        found.update(named_paths(sentence, workdir))
+    for sentence in FORBID.findall(text):
+        paths = named_paths(sentence, workdir)
+        found.update(paths or _of_kind(sentence, named))
+    return found
+
+
+def _of_kind(sentence: str, named: list[str]) -> list[str]:
+    """The named files a sentence means by their kind."""
+    found: list[str] = []
+    for match in _KIND.finditer(sentence):
+        suffixes = KINDS[match.group(1).lower()]
+        files = [path for path in named if path.lower().endswith(suffixes)]
+        if len(files) == 1 or (files and match.group(2)):
+            found.extend(files)
     return found
 
 
