@@ -160,6 +160,22 @@ def test_a_stated_number_of_lines(instruction: str, tmp_path: Path) -> None:
     assert outcome(check, tmp_path, "1\n2\n") == (False, "it has 2")
 
 
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Write the healthy paths to /app/paths.txt as a single line, comma-separated.",
+        "Save the offset to /app/offset.txt.\n\n- The file contains a single line with a decimal"
+        " integer",
+        "**Output:** /app/lib.txt, a plain text file with only one line: the library's folder.",
+    ],
+)
+def test_a_single_line(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLineCount)]
+    assert check.lines == 1
+    assert outcome(check, tmp_path, "a,b,c\n")[0]
+    assert outcome(check, tmp_path, "a\nb\n") == (False, "it has 2")
+
+
 def test_a_csv_example_gives_its_header(tmp_path: Path) -> None:
     instruction = (
         "Write the table to /app/out.csv.\n\nExample output format:\n```\n"
@@ -233,6 +249,11 @@ NEGATIVES = [
     "Create /app/answer.txt containing exactly:\n\nLine 1: the driver name\nLine 2: the old one",
     # "exactly one line per edge" counts edges, not the file's lines
     "Save the results to /app/edges.txt, exactly one line per proposed edge.",
+    # a single line for each thing counts the things
+    "Write the accounts to /app/accounts.txt; each account goes on a single line.",
+    "Save one record per host to /app/hosts.txt, only one line per host.",
+    # a single line of the input
+    "The input file /app/data.txt has a single line. Write its length to /app/len.txt.",
     # a requirement list after a colon is not an example
     "Create a Python script at /app/run.py that:\n- Reads the data\n- Writes /app/x.json",
     # a code block of commands

@@ -53,7 +53,13 @@ _NUMBERS = {word: n for n, word in enumerate(_WORDS.split())}
 _N = r"(?P<n>\d{1,6}|" + "|".join(_NUMBERS) + r")"
 _PER = r"(?!\s+(?:per|for each|for every|of|in|from)\b)"
 """Not "exactly one line per edge": a count of something else."""
-_LINES = re.compile(rf"\bexactly\s+{_N}\s+(?:non-?empty\s+|non-?blank\s+)?lines?\b{_PER}", re.I)
+_LINES = re.compile(
+    rf"\b(?:exactly\s+{_N}|(?P<one>a\s+single|only\s+one))\s+(?:non-?empty\s+|non-?blank\s+)?"
+    rf"lines?\b{_PER}",
+    re.I,
+)
+_EACH = re.compile(r"\b(?:each|every|per)\b", re.I)
+"""A sentence of one line for each thing ("each record is a single line") counts the things."""
 _ITEMS = re.compile(
     rf"\bexactly\s+{_N}\s+(?:entries|items|objects|records|elements|results)\b{_PER}", re.I
 )
@@ -143,8 +149,11 @@ def _stated_counts(
         match = phrase.search(sentence.text)
         if match is None or _INPUT.search(sentence.text):
             continue
+        one = match.groupdict().get("one")
+        if one and _EACH.search(sentence.text):
+            continue
         output = _output(said, index, new_files)
-        word = match.group("n").lower()
+        word = "1" if one else match.group("n").lower()
         count = int(word) if word.isdigit() else _NUMBERS[word]
         if output is not None and count > 0:
             yield output, count
