@@ -17,9 +17,17 @@ from conftest import host_sandbox
 
 
 def candidate(
-    name: str, passing: int, success: bool = True, lost: int = 0, origin: str = "model"
+    name: str,
+    passing: int,
+    success: bool = True,
+    lost: int = 0,
+    origin: str = "model",
+    weak: tuple[int, int] = (0, 0),
 ) -> Candidate:
-    return Candidate(ToolCall(name=name), "", success, passing, 4, lost=lost, origin=origin)
+    return Candidate(
+        ToolCall(name=name), "", success, passing, 4, lost=lost, origin=origin,
+        weak=weak[0], weak_total=weak[1],
+    )  # fmt: skip
 
 
 def test_the_workspace_is_put_back_exactly(tmp_path: Path) -> None:
@@ -89,6 +97,35 @@ def test_a_step_that_gains_nothing_may_not_remove_lines() -> None:
     assert pick([damage, new_file], 3) is new_file
     fix = candidate("edit_file", 4, lost=1)  # removing lines is fine when tests gain
     assert pick([damage, fix], 3) is fix
+
+
+def test_a_gain_of_weak_checks_only_does_not_replace_the_models_harmless_call() -> None:
+    """word-count with the 0.5B: its own `wc -w` was replaced by a write of the input's text to
+    count.txt, which passed "exists and is not empty" and nothing that shows the count."""
+    # checks: 2 weak (exists, a number) and 2 that show more (holds only 36, input unchanged)
+    look = candidate("run_command", 1, weak=(0, 2))
+    garbage = candidate("write_file", 2, origin="tool", weak=(1, 2))
+    assert pick([look, garbage], 1) is look
+    answer = candidate("write_file", 4, origin="tool", weak=(2, 2))
+    assert pick([look, garbage, answer], 1) is answer
+    # a weak gain stays a gain where the model's call is refused, damages, or fails
+    assert pick([look, garbage], 1, own=False) is garbage
+    damage = candidate("edit_file", 1, lost=3, weak=(0, 2))
+    assert pick([damage, garbage], 1) is garbage
+    assert pick([candidate("run_command", 1, False, weak=(0, 2)), garbage], 1) is garbage
+    # where every check is weak, weak checks are all there is to climb on
+    assert (
+        pick(
+            [candidate("run_command", 1, weak=(1, 4)), candidate("write_file", 2, weak=(2, 4))], 1
+        ).passing
+        == 2
+    )
+
+
+def test_of_the_gains_the_one_that_shows_more_is_applied() -> None:
+    more_weak = candidate("write_file", 3, weak=(3, 3))
+    one_strong = candidate("edit_file", 2, weak=(1, 3))
+    assert pick([more_weak, one_strong], 1) is one_strong
 
 
 def test_of_equal_steps_the_one_that_destroys_less_is_applied() -> None:

@@ -52,6 +52,10 @@ class Evaluation(BaseModel):
     as much as their strongest goal check (`harness/checks/base.py`)."""
     evidence: str = ""
     """On a pass that is not conclusive: what the checks looked at, for the model to judge."""
+    weak_passing: int = 0
+    weak_total: int = 0
+    """Of the checks, those that only show a file is there, parses or changed (the harness's
+    own checks; the task's tests have none): passing, and in all."""
 
     @property
     def conclusive(self) -> bool:

@@ -73,6 +73,7 @@ class AcceptanceChecks:
         ]
         strength = self.strength
         weak_pass = not failing and strength != "value"
+        weak = [o.passed for c, o in results if c.strength == "weak"]
         return Evaluation(
             passed=not failing,
             tests_passing=len(results) - len(failing),
@@ -82,6 +83,8 @@ class AcceptanceChecks:
             label=LABEL,
             strength=strength,
             evidence=self.evidence() if weak_pass else "",
+            weak_passing=sum(weak),
+            weak_total=len(weak),
         )
 
     def evidence(self, lines: int = 12, chars: int = 600) -> str:

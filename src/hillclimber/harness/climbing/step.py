@@ -71,9 +71,20 @@ class Candidate:
     command."""
     label: str = "tests"
     """What scored it: the task's tests, or the harness's acceptance checks."""
+    weak: int = 0
+    weak_total: int = 0
+    """Of the checks passing, and of all, those that only show a file is there, parses or
+    changed (`Evaluation.weak_passing`)."""
 
-    def rank(self) -> tuple[int, int]:
-        return (self.passing if self.success else -1, -self.lost)
+    @property
+    def strong(self) -> int:
+        """Checks passing that show more than that a file is there (all the task's tests)."""
+        return self.passing - self.weak
+
+    def rank(self) -> tuple[int, int, int]:
+        if not self.success:
+            return (-1, -1, -self.lost)
+        return (self.strong, self.passing, -self.lost)
 
     def noun(self) -> str:
         return "test" if self.label == "tests" else "check"
@@ -88,29 +99,41 @@ class Candidate:
 def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Candidate | None:
     """The candidate to apply, or None when nothing is worth applying.
 
-    The one that passes the most tests (of those, the one that removes the fewest lines; then
-    the first) when that is more than now. Otherwise a step that gains nothing: when the
-    model's own call (the first, when `own`) failed, a reading of it that succeeds and keeps
-    every test and line (what the model meant), else the failed call (its error is worth
-    showing); the model's call if it keeps every test and every existing line; else the first
-    candidate that does both. A step that gains no test may not remove lines: the tests cannot
-    tell a fix on the way from damage, and a tiny model's are mostly damage. When the model's
-    own call was refused (`own` False) only a
-    candidate that gains tests is applied."""
+    Of those that pass more tests than now, the one that passes the most that show more than a
+    file being there, then the most in all, then the one that removes the fewest lines, then
+    the first — unless all it gains on the model's own harmless call is such weak checks
+    (`weak_gain`). Otherwise a step that gains nothing: when the model's own call (the first,
+    when `own`) failed, a reading of it that succeeds and keeps every test and line (what the
+    model meant), else the failed call (its error is worth showing); the model's call if it
+    keeps every test and every existing line; else the first candidate that does both. A step
+    that gains no test may not remove lines: the tests cannot tell a fix on the way from
+    damage, and a tiny model's are mostly damage. When the model's own call was refused (`own`
+    False) only a candidate that gains tests is applied."""
     if not candidates:
         return None
-    best = max(candidates, key=Candidate.rank)
-    if best.success and best.passing > passing_now:
+    first = candidates[0]
+    gains = [c for c in candidates if c.success and c.passing > passing_now]
+    if gains:
+        best = max(gains, key=Candidate.rank)
+        if own and best is not first and harmless(first, passing_now) and weak_gain(best, first):
+            return first
         return best
     if not own:
         return None
-    first = candidates[0]
     if not first.success:
         readings = (c for c in candidates if c.origin == "reading" and harmless(c, passing_now))
         return next(readings, first)
     if harmless(first, passing_now):
         return first
     return next((c for c in candidates if harmless(c, passing_now)), None)
+
+
+def weak_gain(best: Candidate, own: Candidate) -> bool:
+    """`best` gains on the model's own call only checks that a file is there, parses or
+    changed, where checks that show more exist: that is no evidence of progress, so it does
+    not replace what the model chose to do (a tiny model's `wc -w` on the input was replaced
+    by a write of the input's text to the answer file, which passed "exists")."""
+    return best.total > best.weak_total and best.strong <= own.strong
 
 
 def harmless(candidate: Candidate, passing_now: int) -> bool:
@@ -190,6 +213,8 @@ class Climb:
             lost,
             origin,
             evaluation.label,
+            evaluation.weak_passing,
+            evaluation.weak_total,
         )
 
 
