@@ -1,4 +1,5 @@
-"""`models install|list|check`: the embedded models, and one tiny request to any model."""
+"""`models install|list|check|serve`: the embedded models, one tiny request to any model, and
+an embedded model served to other tools."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ import typer
 from rich.table import Table
 
 from hillclimber.cli.app import console, models_app
+from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, embedded, make_model
 from hillclimber.models.check import check_model
+from hillclimber.models.serve import serve
 
 
 @models_app.command("install")
@@ -51,3 +54,30 @@ def models_check(
     config = ModelConfig(spec=model, base_url=base_url, context_window=context_window)
     for line in check_model(make_model(config)):
         console.print(line, highlight=False, markup=False)
+
+
+@models_app.command("serve")
+def models_serve(
+    model: Annotated[str, typer.Argument(help="An embedded model: local or local:NAME.")] = (
+        "local"
+    ),
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: a free one).")] = 8080,
+    context_window: Annotated[int | None, typer.Option(help="Tokens, prompt and answer.")] = None,
+    threads: Annotated[int, typer.Option(min=1, help="CPU threads.")] = 2,
+) -> None:
+    """Serve an embedded model to other tools: llama.cpp's OpenAI-compatible server on
+    127.0.0.1, until Ctrl-C."""
+    with serve(model, port=port, context_window=context_window, threads=threads) as served:
+        console.print(f"{served.name} at {served.base_url}", highlight=False, soft_wrap=True)
+        console.print(
+            f"  e.g. hillclimber run ... --model {served.spec()} --base-url {served.base_url}"
+            f"\n  server log: {served.log}\n  Ctrl-C stops it",
+            highlight=False,
+            soft_wrap=True,
+        )
+        try:
+            code = served.process.wait()
+        except KeyboardInterrupt:
+            console.print("stopped", highlight=False)
+            return
+    raise HillclimberError(f"the model server exited ({code}); its log: {served.log}")

@@ -1,0 +1,149 @@
+"""An embedded model behind an OpenAI-compatible server on 127.0.0.1.
+
+The server is llama.cpp's own, as llama-cpp-python ships it (`python -m llama_cpp.server`), run
+as a child process: any other tool (mini-swe-agent, Harbor's Terminus-2, a user's script) can
+then use the same weights the harness runs in-process, at `http://127.0.0.1:PORT/v1` under the
+model's name. `serve()` starts it, waits until it answers, and stops it on leaving.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from hillclimber.errors import ModelUnavailable
+from hillclimber.models import embedded
+
+HOST = "127.0.0.1"
+READY_TIMEOUT_SEC = 180.0
+"""Loading the 1.5B from a cold disk takes tens of seconds here."""
+STOP_TIMEOUT_SEC = 15.0
+
+
+@dataclass(frozen=True)
+class Served:
+    name: str
+    """The model's name in requests (`model=`), and the embedded model it is."""
+    base_url: str
+    """`http://127.0.0.1:PORT/v1`."""
+    process: subprocess.Popen[bytes]
+    log: Path
+    """Where the server writes what it says."""
+
+    def spec(self) -> str:
+        """The model spec a hillclimber command takes for it (with `--base-url`)."""
+        return f"openai:{self.name}"
+
+
+def embedded_name(spec: str) -> str:
+    """The embedded model a spec names: `local`, `local:NAME` or `NAME`."""
+    kind, colon, name = spec.partition(":")
+    if colon and kind != "local":
+        raise ModelUnavailable(
+            f"model '{spec}': only an embedded model (local, local:NAME) is served"
+        )
+    name = name if colon else ("" if spec == "local" else spec)
+    return embedded.lookup(name or embedded.DEFAULT_MODEL).name
+
+
+def server_command(name: str, path: Path, *, port: int, n_ctx: int, threads: int) -> list[str]:
+    """llama.cpp's server for the model file, on 127.0.0.1 only, seeded as the in-process
+    model is (`local.py`)."""
+    return [
+        sys.executable, "-m", "llama_cpp.server",
+        "--model", str(path),
+        "--model_alias", name,
+        "--host", HOST,
+        "--port", str(port),
+        "--n_ctx", str(n_ctx),
+        "--n_threads", str(threads),
+        "--seed", "0",
+    ]  # fmt: skip
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def serve(
+    spec: str = "local",
+    *,
+    port: int = 0,
+    context_window: int | None = None,
+    threads: int = 2,
+    log: Path | None = None,
+) -> Iterator[Served]:
+    """The model served until the block ends (port 0: a free one)."""
+    if importlib.util.find_spec("llama_cpp.server") is None or not _has_server_packages():
+        raise ModelUnavailable(
+            "serving needs llama-cpp-python's server: pip install 'hillclimber[local]' "
+            "(bash scripts/install.sh does it)"
+        )
+    name = embedded_name(spec)
+    path = embedded.require(name)
+    port = port or free_port()
+    n_ctx = context_window or embedded.lookup(name).n_ctx
+    log = log or Path(tempfile.mkstemp(prefix=f"serve-{name}-", suffix=".log")[1])
+    command = server_command(name, path, port=port, n_ctx=n_ctx, threads=threads)
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    served = Served(name, f"http://{HOST}:{port}/v1", process, log)
+    try:
+        _wait_ready(served)
+        yield served
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(STOP_TIMEOUT_SEC)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+def _wait_ready(served: Served, timeout: float = READY_TIMEOUT_SEC) -> None:
+    """Until the server lists its model; a server that exits or never answers is an error
+    with the end of its log."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if served.process.poll() is not None:
+            raise ModelUnavailable(
+                f"the model server exited ({served.process.returncode}): {_tail(served.log)}"
+            )
+        try:
+            if httpx.get(f"{served.base_url}/models", timeout=2.0).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise ModelUnavailable(
+        f"the model server did not answer within {timeout:.0f}s: {_tail(served.log)}"
+    )
+
+
+def _tail(log: Path, lines: int = 3) -> str:
+    text = log.read_text(errors="replace").strip().splitlines() if log.exists() else []
+    return " | ".join(text[-lines:]) or f"nothing in {log}"
+
+
+def _has_server_packages() -> bool:
+    return all(importlib.util.find_spec(name) for name in ("uvicorn", "fastapi", "sse_starlette"))
