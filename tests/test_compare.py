@@ -9,6 +9,7 @@ import pytest
 
 from hillclimber.compare import load_setting
 from hillclimber.errors import HillclimberError
+from hillclimber.harness.config import HarnessConfig
 from hillclimber.report.rundata import load_runs
 
 from conftest import FIXTURES, hc
@@ -22,12 +23,27 @@ ANSWERS = [
 ]
 
 
+def _setting(item: str, sets: list[str] | None = None) -> tuple[str, HarnessConfig]:
+    setting = load_setting(item, sets or [])
+    assert setting.agent == "harness" and setting.harness is not None
+    return setting.label, setting.harness
+
+
+def test_a_peer_is_a_setting_of_its_own_agent() -> None:
+    setting = load_setting("mini-swe-agent", ["max_turns=7"])
+    assert (setting.label, setting.agent, setting.harness) == (
+        "mini-swe-agent",
+        "mini-swe-agent",
+        None,
+    )
+
+
 def test_a_setting_is_a_preset_or_a_file(tmp_path: Path) -> None:
-    label, config = load_setting("fm", ["max_turns=7"])
+    label, config = _setting("fm", ["max_turns=7"])
     assert (label, config.preset, config.max_turns) == ("fm", "fm", 7)
     toml = tmp_path / "quick-climber.toml"
     toml.write_text('preset = "climber"\ncandidates = 2\n')
-    label, config = load_setting(str(toml))
+    label, config = _setting(str(toml))
     assert (label, config.preset, config.climbing.candidates, config.climbing.auto_verify) == (
         "quick-climber",
         "climber",
@@ -36,7 +52,7 @@ def test_a_setting_is_a_preset_or_a_file(tmp_path: Path) -> None:
     )
     plain = tmp_path / "mine.json"
     plain.write_text(json.dumps({"tools": ["run_command", "task_complete"], "max_turns": 5}))
-    label, config = load_setting(str(plain))
+    label, config = _setting(str(plain))
     assert (label, config.preset, config.tools) == (
         "mine",
         "mine",
@@ -130,9 +146,9 @@ def test_compare_runs_every_setting_on_the_same_tasks_and_resumes(tmp_path: Path
 
 
 def test_a_preset_with_another_feedback_kind() -> None:
-    label, config = load_setting("climber@tests")
+    label, config = _setting("climber@tests")
     assert (label, config.feedback, config.climbing.candidates) == ("climber@tests", "tests", 3)
-    assert load_setting("naive")[1].feedback == "none"
-    assert load_setting("fm", ["feedback=none"])[1].feedback == "none"  # a kind, not "no value"
+    assert _setting("naive")[1].feedback == "none"
+    assert _setting("fm", ["feedback=none"])[1].feedback == "none"  # a kind, not "no value"
     with pytest.raises(HillclimberError, match="feedback"):
         load_setting("fm", ["feedback=answers"])

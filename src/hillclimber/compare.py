@@ -1,30 +1,62 @@
 """`compare`: several harness settings on the same tasks, with the same model and seeds, in one
 run folder — one ordinary run per setting beside a `compare.json` that names them.
 
-A setting is a preset name (`naive`, `fm`, `climber`, `full`) or a settings file (`.toml` or
-`.json`, see `harness/presets.py`). Re-running the same run id resumes every setting's run;
-settings named after the earlier ones are added to the comparison.
+A setting is a preset name (`naive`, `fm`, `climber`, `full`), a settings file (`.toml` or
+`.json`, see `harness/presets.py`), or a peer (`mini-swe-agent`: another tool's agent on the
+same sandbox, tasks, limits and verifier, the embedded model served to it). Re-running the
+same run id resumes every setting's run; settings named after the earlier ones are added to the
+comparison.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from hillclimber.agents import PEERS
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
+from hillclimber.models.serve import serve
 from hillclimber.report.rundata import COMPARISON_FILE, Comparison
 from hillclimber.results import RunConfig, write_json
 from hillclimber.runner import Run
 from hillclimber.task import Task
 
 
-def load_setting(item: str, sets: Sequence[str] = ()) -> tuple[str, HarnessConfig]:
-    """A label (the preset's name, or the settings file's) and the harness configuration for
-    one `--presets` item."""
-    return Path(item).stem, load_harness(item, sets)
+@dataclass(frozen=True)
+class Setting:
+    """One `--presets` item: a harness setting, or a peer's agent (`PEERS`)."""
+
+    label: str
+    """The preset's name, the settings file's, or the peer's."""
+    harness: HarnessConfig | None
+    agent: str = "harness"
+
+
+def load_setting(item: str, sets: Sequence[str] = ()) -> Setting:
+    """The setting one `--presets` item names (`--set` changes apply to harness settings; a
+    peer keeps its own)."""
+    if item in PEERS:
+        return Setting(item, None, item)
+    return Setting(Path(item).stem, load_harness(item, sets))
+
+
+@contextmanager
+def served(run: Run) -> Iterator[Run]:
+    """The run as planned, or for a peer on an embedded model the run with that model served
+    to it over HTTP (`models serve`) while it lasts: a peer reaches its model as other tools
+    do."""
+    model = run.config.model
+    if run.config.agent not in PEERS or model is None or not model.spec.startswith("local"):
+        yield run
+        return
+    with serve(model.spec, context_window=model.context_window, threads=model.threads) as server:
+        http = model.model_copy(update={"spec": server.spec(), "base_url": server.base_url})
+        yield replace(run, config=run.config.model_copy(update={"model": http}))
 
 
 def folder_name(label: str) -> str:
@@ -33,7 +65,7 @@ def folder_name(label: str) -> str:
 
 def plan(
     base: RunConfig,
-    settings: list[tuple[str, HarnessConfig]],
+    settings: list[Setting],
     tasks: list[Task],
     run_dir: Path,
     *,
@@ -43,7 +75,7 @@ def plan(
     notes: list[str] | None = None,
 ) -> tuple[Comparison, list[Run]]:
     """One run per setting inside `run_dir`, and the comparison written beside them."""
-    labels = [label for label, _ in settings]
+    labels = [setting.label for setting in settings]
     if len(set(labels)) != len(labels):
         raise HillclimberError(f"each setting may be compared once: {', '.join(labels)}")
     comparison = Comparison(
@@ -69,14 +101,20 @@ def plan(
     write_json(existing, comparison)
     runs = [
         Run(
-            base.model_copy(update={"harness": config, "run_id": f"{base.run_id}/{label}"}),
+            base.model_copy(
+                update={
+                    "agent": setting.agent,
+                    "harness": setting.harness,
+                    "run_id": f"{base.run_id}/{setting.label}",
+                }
+            ),
             tasks,
-            run_dir / comparison.runs[label],
+            run_dir / comparison.runs[setting.label],
             redo=redo,
             retry_errors=retry_errors,
             invalid_tasks=invalid_tasks or [],
             notes=notes or [],
         )
-        for label, config in settings
+        for setting in settings
     ]
     return comparison, runs

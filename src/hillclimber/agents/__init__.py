@@ -9,9 +9,11 @@ from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.models import ModelConfig, make_model
 
-__all__ = ["AGENTS", "Agent", "AgentContext", "AgentOutcome", "make_agent"]
+__all__ = ["AGENTS", "PEERS", "Agent", "AgentContext", "AgentOutcome", "make_agent"]
 
-AGENTS = ("harness", "oracle", "nop")
+AGENTS = ("harness", "oracle", "nop", "mini-swe-agent")
+PEERS = ("mini-swe-agent",)
+"""Other tools' agents, run on our sandbox, tasks and verifier, with the model served to them."""
 
 
 def make_agent(
@@ -26,4 +28,8 @@ def make_agent(
         from hillclimber.agents.harness import HarnessAgent
 
         return HarnessAgent(make_model(model or ModelConfig()), harness or HarnessConfig())
+    if name == "mini-swe-agent":
+        from hillclimber.agents.mini_swe import MiniSweAgent
+
+        return MiniSweAgent(model or ModelConfig())
     raise HillclimberError(f"unknown agent '{name}' (choose from: {', '.join(AGENTS)})")

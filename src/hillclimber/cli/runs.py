@@ -40,7 +40,7 @@ from hillclimber.cli.options import (
     setting_changes,
     split,
 )
-from hillclimber.compare import load_setting
+from hillclimber.compare import load_setting, served
 from hillclimber.compare import plan as plan_comparison
 from hillclimber.models import ModelConfig, make_model
 from hillclimber.report.progress import LiveProgress
@@ -159,7 +159,10 @@ def compare(
     model: ModelOpt = "local",
     presets: Annotated[
         str,
-        typer.Option(help="Settings to compare, comma-separated: presets or .toml files."),
+        typer.Option(
+            help="Settings to compare, comma-separated: presets, .toml files, or a peer "
+            "(mini-swe-agent)."
+        ),
     ] = "naive,fm,climber,full",
     sets: SetOpt = None,
     max_turns: MaxTurnsOpt = None,
@@ -200,13 +203,14 @@ def compare(
     run_dir = runs_dir / run_id
     _, runs = plan_comparison(base, settings, chosen, run_dir, redo=redo, notes=notes,
                               retry_errors=retry_errors, invalid_tasks=invalid)  # fmt: skip
-    labels = ", ".join(label for label, _ in settings)
+    labels = ", ".join(setting.label for setting in settings)
     console.print(f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × "
                   f"{n_attempts} attempts, {model}, sandbox {kind.value} → {run_dir}",
                   highlight=False)  # fmt: skip
-    for (label, _), job in zip(settings, runs, strict=True):
-        console.print(f"[bold]{label}[/]", highlight=False)
-        _execute(job, len(chosen) * n_attempts, resume_id=run_id)
+    for setting, planned in zip(settings, runs, strict=True):
+        console.print(f"[bold]{setting.label}[/]", highlight=False)
+        with served(planned) as job:
+            _execute(job, len(chosen) * n_attempts, resume_id=run_id)
     _print_comparison(run_dir)
     if invalid:
         raise typer.Exit(2)

@@ -1,0 +1,175 @@
+"""mini-swe-agent as a peer: its own agent class and config on our sandbox, tasks, limits and
+verifier, so its numbers sit beside our presets' in one `compare`.
+
+- The agent is mini-swe-agent's `DefaultAgent` with its `mini_textbased.yaml` config as
+  shipped: its prompts, its one-command-per-answer format (a ```mswea_bash_command block), its
+  step limit (none) and its limit of three format errors in a row. Its default `mini.yaml`
+  asks for tool calls, which llama.cpp's server does not return for these models' chat
+  templates: every answer would be a format error.
+- Its model is its own `LitellmTextbasedModel` on the served model (`models serve`, started by
+  `compare`), at temperature 0 as our presets ask.
+- Its environment is our sandbox behind its `Environment` interface: each command runs in the
+  trial's sandbox, from the task's working folder, within the agent's time.
+- Its trajectory is kept in the trial folder (`logs/agent/mini-swe-agent.traj.json`).
+
+It needs `pip install 'hillclimber[peers]'` (`bash scripts/install.sh dev` does it).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
+from hillclimber.models import ModelConfig
+
+NAME = "mini-swe-agent"
+CONFIG = "mini_textbased.yaml"
+COMMAND_TIMEOUT_SEC = 30
+"""Its local environment's default per command."""
+SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
+"""What its protocol prints to end the run (its `LocalEnvironment` checks the first line)."""
+TRAJECTORY = "mini-swe-agent.traj.json"
+
+
+def _import() -> Any:
+    """mini-swe-agent's package, quiet at import (its banner; litellm's fetch of a price list
+    from the internet)."""
+    os.environ.setdefault("MSWEA_SILENT_STARTUP", "1")
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    os.environ.setdefault("MSWEA_COST_TRACKING", "ignore_errors")
+    try:
+        import minisweagent
+    except ImportError as err:
+        raise HillclimberError(
+            "the mini-swe-agent peer needs its package: pip install 'hillclimber[peers]' "
+            "(bash scripts/install.sh dev does it)"
+        ) from err
+    return minisweagent
+
+
+class SandboxEnvironment:
+    """Our sandbox behind mini-swe-agent's `Environment` interface."""
+
+    def __init__(self, ctx: AgentContext, env: dict[str, str], timeout: int) -> None:
+        self.ctx = ctx
+        self.env = env
+        self.timeout = timeout
+        self.config = {"cwd": ctx.workdir, "env": env, "timeout": timeout}
+
+    def execute(
+        self, action: dict[str, Any], cwd: str = "", *, timeout: int | None = None
+    ) -> dict[str, Any]:
+        from minisweagent.exceptions import Submitted
+
+        command = str(action.get("command", ""))
+        exports = "".join(f"export {k}={_quote(v)}; " for k, v in self.env.items())
+        where = f"cd {_quote(cwd)} && " if cwd else ""
+        seconds = timeout or self.timeout
+        result = self.ctx.run(exports + where + command, timeout=seconds)
+        output = result.stdout + result.stderr
+        info = ""  # in its LocalEnvironment's words
+        if result.timed_out:
+            info = f"An error occurred while executing the command: timed out after {seconds}s"
+        elif result.limit:
+            info = f"An error occurred while executing the command: it {result.limit}"
+        lines = output.lstrip().splitlines(keepends=True)
+        if lines and lines[0].strip() == SUBMIT and result.exit_code == 0:
+            submission = "".join(lines[1:])
+            raise Submitted(
+                {"role": "exit", "content": submission,
+                 "extra": {"exit_status": "Submitted", "submission": submission}}
+            )  # fmt: skip
+        return {"output": output, "returncode": result.exit_code, "exception_info": info}
+
+    def get_template_vars(self, **kwargs: Any) -> dict[str, Any]:
+        return {**self.config, **platform.uname()._asdict(), **kwargs}
+
+    def serialize(self) -> dict[str, Any]:
+        return {
+            "info": {
+                "config": {
+                    "environment": self.config,
+                    "environment_type": f"{__name__}.{type(self).__name__}",
+                }
+            }
+        }
+
+
+class MiniSweAgent:
+    name = NAME
+
+    def __init__(self, model: ModelConfig) -> None:
+        kind, _, served = model.spec.partition(":")
+        if kind not in ("openai", "llamacpp") or not served or not model.base_url:
+            raise ModelUnavailable(
+                f"{NAME} reaches its model over HTTP: give openai:NAME --base-url URL "
+                f"(compare serves an embedded model itself; got '{model.spec}')"
+            )
+        self.model = model
+        self.model_name = served
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        package = _import()
+        from minisweagent.agents.default import DefaultAgent
+        from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+
+        config = yaml.safe_load(resources.files(package).joinpath("config", CONFIG).read_text())
+        agent_config = {**config["agent"], "output_path": ctx.log_dir / TRAJECTORY}
+        agent_config["wall_time_limit_seconds"] = max(int(ctx.remaining()), 1)
+        model_config = {
+            **config.get("model", {}),
+            "model_name": f"openai/{self.model_name}",
+            "model_kwargs": {
+                "api_base": self.model.base_url,
+                "api_key": "none",
+                "temperature": 0.0,
+                "timeout": self.model.timeout_sec,
+            },
+            "cost_tracking": "ignore_errors",
+        }
+        environment = SandboxEnvironment(
+            ctx, config.get("environment", {}).get("env", {}), COMMAND_TIMEOUT_SEC
+        )
+        model = LitellmTextbasedModel(**model_config)  # type: ignore[no-untyped-call]
+        agent = DefaultAgent(model, environment, **agent_config)
+        try:
+            result = agent.run(ctx.task.instruction)
+        except AgentTimeout:  # a command ran into the end of the agent's time
+            return AgentOutcome(info=_info(agent, "TimeExceeded"), timed_out=True)
+        except Exception as err:  # its own uncaught-exception exit is in its trajectory
+            return AgentOutcome(info=_info(agent, type(err).__name__, str(err)))
+        return AgentOutcome(
+            info=_info(agent, str(result.get("exit_status", ""))),
+            timed_out=result.get("exit_status") == "TimeExceeded",
+        )
+
+
+def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:
+    """What the runner records: its steps, tokens and how it ended."""
+    usage = [
+        m.get("extra", {}).get("response", {}).get("usage") or {}
+        for m in agent.messages
+        if isinstance(m.get("extra", {}).get("response"), dict)
+    ]
+    info: dict[str, Any] = {
+        "agent": NAME,
+        "loop_exit": exit_status,
+        "turns": agent.n_calls,
+        "model_calls": agent.n_calls,
+        "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
+        "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+        "trajectory": TRAJECTORY,
+    }
+    if error:
+        info["error"] = error[:500]
+    return info
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"

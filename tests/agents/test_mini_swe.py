@@ -1,0 +1,75 @@
+"""mini-swe-agent as a peer (`agents/mini_swe.py`): its environment interface over our sandbox,
+and the whole agent on a fixture task with the embedded model served to it (marked `model`)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from hillclimber.agents import AgentContext, make_agent
+from hillclimber.agents.mini_swe import SUBMIT, TRAJECTORY, SandboxEnvironment
+from hillclimber.compare import load_setting, plan, served
+from hillclimber.errors import HillclimberError, ModelUnavailable
+from hillclimber.loaders import load_task
+from hillclimber.models import ModelConfig
+from hillclimber.results import read_trial
+
+from conftest import FIXTURES, IN_CI, isolated_sandbox, run_config
+
+minisweagent = pytest.importorskip("minisweagent.exceptions")
+
+
+def context(tmp_path: Path) -> AgentContext:
+    sandbox, _ = isolated_sandbox(tmp_path)
+    task = load_task(FIXTURES / "tb2" / "fx-hello")
+    return AgentContext(task, sandbox, time.monotonic() + 60, tmp_path / "logs")
+
+
+def test_its_commands_run_in_our_sandbox_from_the_tasks_folder(tmp_path: Path) -> None:
+    env = SandboxEnvironment(context(tmp_path), {"PAGER": "cat"}, timeout=5)
+    out = env.execute({"command": "pwd; echo $PAGER; echo oops >&2; exit 3"})
+    assert out == {"output": "/app\ncat\noops\n", "returncode": 3, "exception_info": ""}
+    assert env.execute({"command": "pwd"}, cwd="/tmp")["output"] == "/tmp\n"
+    slow = env.execute({"command": "sleep 3"}, timeout=1)
+    assert "timed out after 1s" in slow["exception_info"]
+
+
+def test_its_submit_line_ends_the_run(tmp_path: Path) -> None:
+    env = SandboxEnvironment(context(tmp_path), {}, timeout=5)
+    with pytest.raises(minisweagent.Submitted) as raised:
+        env.execute({"command": f"echo {SUBMIT}; echo done"})
+    assert raised.value.messages[0]["extra"]["submission"] == "done\n"
+    assert env.execute({"command": f"echo {SUBMIT}; false"})["returncode"] == 1
+
+
+def test_it_reaches_its_model_over_http_only() -> None:
+    with pytest.raises(ModelUnavailable, match="openai:NAME --base-url"):
+        make_agent("mini-swe-agent", ModelConfig(spec="local"))
+    assert make_agent("mini-swe-agent", ModelConfig(spec="openai:m", base_url="http://x/v1"))
+
+
+@pytest.mark.model
+def test_mini_swe_agent_runs_a_fixture_task_on_the_served_model(tmp_path: Path) -> None:
+    task = load_task(FIXTURES / "tb2" / "fx-hello")
+    base = run_config([task], agent="harness", model=ModelConfig(spec="local"), n_concurrent=1)
+    _, [run] = plan(base, [load_setting("mini-swe-agent")], [task], tmp_path / "cmp")
+    try:
+        with served(run) as job:
+            assert job.config.model is not None and job.config.model.base_url
+            job.execute()
+    except (ModelUnavailable, HillclimberError) as err:
+        if IN_CI:
+            raise
+        pytest.skip(str(err))
+    [trial_dir] = [p.parent for p in (tmp_path / "cmp" / "mini-swe-agent").glob("*/result.json")]
+    result = read_trial(trial_dir / "result.json")
+    assert result.agent == "mini-swe-agent" and result.feedback == "none"
+    assert result.evaluation is not None  # scored by the task's tests, as every trial is
+    info = result.agent_info
+    assert info["model_calls"] >= 1 and info["prompt_tokens"] > 0, info
+    trajectory = json.loads((trial_dir / "logs" / "agent" / TRAJECTORY).read_text())
+    assert trajectory["info"]["mini_version"] == "2.4.6"
+    assert trajectory["messages"][0]["role"] == "system"
