@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from hillclimber.harness.instruction import named_paths, protected_files
+from hillclimber.harness.instruction import named_paths, outside_places, protected_files
 
 
 @pytest.mark.parametrize("workdir", ["/app", "/workspace", "/home/agent"])
@@ -67,3 +67,17 @@ def test_a_file_named_by_its_kind_is_the_one_of_that_kind(text: str, protected: 
 )
 def test_a_kind_without_one_file_of_it_protects_nothing(text: str) -> None:
     assert protected_files(text) == set()
+
+
+def test_the_work_goes_where_the_instruction_names_a_new_file() -> None:
+    text = (
+        "Find the password of /workspace/crackme and save it to /solution/password.txt. "
+        "Read its settings from /etc/app.conf."
+    )
+    named = named_paths(text, "/workspace")
+    existing = {"/etc/app.conf", "/workspace/crackme"}
+    assert outside_places(named, "/workspace", existing.__contains__) == {
+        "/solution/password.txt",
+        "/solution",  # not there yet: the work makes it
+        "/etc/app.conf",  # there: itself only, not /etc
+    }

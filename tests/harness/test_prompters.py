@@ -52,3 +52,14 @@ def test_what_the_harness_says_reaches_the_prompt(make: object, turns: int) -> N
     prompt = "\n".join(message.content for message in prompter.build(view))
     for said in (FEEDBACK, PROGRESS, HINT):
         assert said in prompt
+
+
+@pytest.mark.parametrize("kind", ["micro", "conversation"])
+def test_the_rules_name_the_tasks_own_working_folder(kind: str) -> None:
+    """A TermiGen task works in /workspace: the rules told the model its files were in /app."""
+    prompter = micro() if kind == "micro" else conversation(True)
+    prompter.workdir = "/workspace"
+    view = TurnView(instruction="Write out.txt.", tools=TOOLS, history=[], turn=1, max_turns=5)
+    system = prompter.build(view)[0].content
+    assert "the task's files are in /workspace, your working directory" in system
+    assert "/app" not in system

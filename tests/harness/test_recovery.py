@@ -52,7 +52,7 @@ OUTPUTS: list[tuple[str, int, str, FailureKind, str]] = [
         2,
         "ls: cannot access '/nope': No such file or directory\n",
         K.NOT_FOUND,
-        "/nope does not exist: check the path with ls; files are under /app",
+        "/nope does not exist: check the path with ls; the task's files are in your working folder",
     ),
     (
         "python3 nonexist.py",
@@ -96,14 +96,14 @@ OUTPUTS: list[tuple[str, int, str, FailureKind, str]] = [
         1,
         "cat: /root/secret: Permission denied\n",
         K.PERMISSION_DENIED,
-        "under /app",
+        "your working folder",
     ),
     (
         "touch /usr/x",
         1,
         "touch: cannot touch '/usr/x': Read-only file system\n",
         K.READ_ONLY,
-        "only /app and /tmp are writable",
+        "only your working folder and /tmp are writable",
     ),
     ("echo hi > /etc/x", 1, "/bin/bash: line 1: /etc/x: Read-only file system\n", K.READ_ONLY, ""),
     (

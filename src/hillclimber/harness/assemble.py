@@ -151,6 +151,7 @@ def _prompter(
         return MicroPrompter(
             budget,
             local_paths=local,
+            workdir=ctx.workdir,
             previous_steps=view.previous_steps,
             show_latest_output=view.show_latest_output,
             availability=availability,
@@ -161,6 +162,7 @@ def _prompter(
     return ConversationPrompter(
         budget,
         local_paths=local,
+        workdir=ctx.workdir,
         instruction=ctx.task.instruction,
         tools=tool_list(config.tools),
         trim=view.trim_history,

@@ -3,6 +3,7 @@ complex the task is. Read once per trial; every part of the harness that needs a
 instruction or its class asks here.
 
 - `named_paths`: the one resolver of a path the instruction names to a sandbox path;
+- `outside_places`: where the work goes outside the working folder, by the paths it names;
 - `protected_files`: the files a sentence says not to change ("Do not change /app/source.txt.",
   "Do not modify the database." of the one database it names);
 - `classify`: the task's class (simple, moderate, complex), which sets the turn budget and
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from enum import StrEnum
 
 from hillclimber.sandbox import APP
@@ -40,6 +42,20 @@ FORBID = re.compile(
     r"overwrite|rename|move)\b(?:[^.\n]|\.(?=\S))*",
     re.IGNORECASE,
 )
+
+
+def outside_places(named: list[str], workdir: str, exists: Callable[[str], bool]) -> set[str]:
+    """Where the instruction says the work goes outside the working folder: each path it names
+    there (`/solution/password.txt`), with its folder when it is not there yet (the work makes
+    it). An existing file names itself only (`/usr/bin/python3` opens no system folder)."""
+    found: set[str] = set()
+    for path in named:
+        if path == workdir or path.startswith(workdir.rstrip("/") + "/"):
+            continue
+        found.add(path)
+        if not exists(path) and posixpath.dirname(path) not in ("/", ""):
+            found.add(posixpath.dirname(path))
+    return found
 
 
 KINDS: dict[str, tuple[str, ...]] = {

@@ -15,6 +15,14 @@ def is_binary(head: bytes) -> bool:
     return b"\0" in head[:BINARY_PROBE]
 
 
+def exists(sandbox: Sandbox, path: str) -> bool:
+    """Whether anything is at sandbox `path` (outside the sandbox: no)."""
+    try:
+        return sandbox.stat(path) is not None
+    except (OSError, OutsideSandbox):
+        return False
+
+
 def read_bytes(sandbox: Sandbox, path: str) -> bytes | None:
     """The bytes of the regular file at sandbox `path`, or None."""
     try:

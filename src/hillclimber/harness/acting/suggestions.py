@@ -69,7 +69,7 @@ def _missing_command(name: str) -> str:
 def read_only(command: str, exit_code: int, output: str) -> str | None:
     if "Read-only file system" not in output:
         return None
-    return "only /app and /tmp are writable: put your files under /app"
+    return "only your working folder and /tmp are writable: put your files there"
 
 
 _OFFLINE = re.compile(
@@ -199,7 +199,7 @@ def permission(command: str, exit_code: int, output: str) -> str | None:
         path = _short(match.group(1))
         return f"{path} is not executable: run chmod +x {path} first, or bash {path}"
     if re.search(r"Permission denied|Operation not permitted|EACCES|PermissionError", output):
-        return "permission denied: work on files under /app (system files cannot be changed)"
+        return "permission denied: work on the files in your working folder (not system files)"
     return None
 
 
@@ -228,7 +228,7 @@ def not_found(command: str, exit_code: int, output: str) -> str | None:
         return None
     path = next((g for g in match.groups() if g), "") if match else ""
     what = f"{_short(path)} does not exist: " if path else ""
-    return f"{what}check the path with ls; files are under /app"
+    return f"{what}check the path with ls; the task's files are in your working folder"
 
 
 _BAD_USAGE = re.compile(

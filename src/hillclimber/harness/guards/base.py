@@ -62,11 +62,21 @@ class Situation:
     """The latest write/edit failed: it changed nothing, so retrying it needs no verify first."""
     protected: frozenset[str] = frozenset()
     """Sandbox paths the task says not to change."""
+    workdir: str = APP
+    """The task's working folder: its files, where writes belong."""
+    outputs: frozenset[str] = frozenset()
+    """Other places the task's work may write: the files its instruction names outside the
+    working folder (`/solution/password.txt`), with their folder where they are not there
+    yet."""
     climbing: bool = False
     """Candidates are tried and scored by checks: those judge what a write destroys."""
     refused: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     """(rule, call signature) of calls refused before: some rules let a call asked for again
     through."""
+
+    def places(self) -> tuple[str, ...]:
+        """Where the task's files may be written."""
+        return (self.workdir, *sorted(self.outputs))
 
     def target(self, call: ToolCall) -> str:
         """The sandbox path a file tool's call works on."""

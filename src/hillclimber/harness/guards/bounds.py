@@ -20,24 +20,29 @@ SAFE_DEVICES = frozenset(
 
 
 def workspace_bounds(call: ToolCall, situation: Situation) -> Verdict | None:
-    """Writes stay in the task's folder (commands may also use /tmp): anything written
-    elsewhere is lost to the tests, or damages the system the tests run on."""
+    """Writes stay in the task's places (its working folder and the outputs it names;
+    commands may also use /tmp): anything written elsewhere is lost to the tests, or damages
+    the system the tests run on."""
+    workdir = situation.workdir
     if call.name in WRITES:
         raw = str(call.arguments.get("path", ""))
         path = situation.target(call)
-        if not inside(path, (APP,)):
+        if not inside(path, situation.places()):
             return deny(
                 "workspace_bounds",
-                f"{raw} is outside {APP}",
-                f"Write the task's files under {APP}, e.g. {APP}/{posixpath.basename(path)}.",
+                f"{raw} is outside {workdir}",
+                f"Write the task's files under {workdir}, e.g. "
+                f"{posixpath.join(workdir, posixpath.basename(path))}.",
             )
     if call.name == "run_command":
-        found = next(command_writes(str(call.arguments.get("command", ""))), None)
+        script = str(call.arguments.get("command", ""))
+        found = next(command_writes(script, situation.places()), None)
         if found is not None:
             return deny(
                 "workspace_bounds",
-                f"`{found[0].name}` would change {found[1]}, outside {APP} and {TMP}",
-                f"Create, change and delete files only under {APP} (or {TMP} for scratch files).",
+                f"`{found[0].name}` would change {found[1]}, outside {workdir} and {TMP}",
+                f"Create, change and delete files only under {workdir} (or {TMP} for scratch "
+                "files).",
             )
     return None
 
@@ -68,10 +73,11 @@ _COPIES: dict[str, frozenset[str]] = {
 }
 
 
-def command_writes(script: str) -> Iterator[tuple[Command, str]]:
-    """(command, path) for every path outside /app and /tmp a command would write."""
+def command_writes(script: str, places: tuple[str, ...] = (APP,)) -> Iterator[tuple[Command, str]]:
+    """(command, path) for every path a command would write outside the task's places and
+    /tmp."""
     for cmd, path in written_paths(script):
-        if path is not None and not inside(path, (APP, TMP)):
+        if path is not None and not inside(path, (*places, TMP)):
             yield cmd, path
 
 

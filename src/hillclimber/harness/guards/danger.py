@@ -20,7 +20,7 @@ from hillclimber.shell.words import operands
 def dangerous_commands(call: ToolCall, situation: Situation) -> Verdict | None:
     if call.name != "run_command":
         return None
-    found = danger(str(call.arguments.get("command", "")))
+    found = danger(str(call.arguments.get("command", "")), situation.places())
     if found is None:
         return None
     return deny("dangerous_commands", *found)
@@ -28,8 +28,10 @@ def dangerous_commands(call: ToolCall, situation: Situation) -> Verdict | None:
 
 _Finding = tuple[str, str]
 """(reason, suggestion)"""
+Places = tuple[str, ...]
+"""The task's working folder, then the outputs it names elsewhere (`Situation.places`)."""
 
-_DELETE_BY_NAME = "Delete only what you made, by name (e.g. rm -rf /app/build)."
+_DELETE_BY_NAME = "Delete only what you made, by name (e.g. rm -rf build)."
 _FUNCTION = re.compile(
     r"(?:\bfunction\s+)?(?P<a>[^\s(){};|&<>]+)\s*\(\s*\)\s*\{(?P<ab>[^{}]*)\}"
     r"|\bfunction\s+(?P<b>[^\s(){};|&<>]+)\s*\{(?P<bb>[^{}]*)\}"
@@ -37,15 +39,16 @@ _FUNCTION = re.compile(
 _QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
 
 
-def danger(script: str) -> _Finding | None:
-    """Why `script` must not run, and what to do instead; None when it may."""
+def danger(script: str, places: Places = (APP,)) -> _Finding | None:
+    """Why `script` must not run, and what to do instead; None when it may. `places`: the
+    task's working folder, then the outputs it names elsewhere."""
     for level in levels(script):
         if level.too_deep:
             return "the command nests shells too deeply to check", "Write a plain command."
         if _fork_bomb(level.text):
             return "this is a fork bomb: it would hang the machine", "Do not run it."
         for pipeline in level.pipelines:
-            found = _pipeline_danger(pipeline)
+            found = _pipeline_danger(pipeline, places)
             if found is not None:
                 return found
     return None
@@ -62,9 +65,9 @@ def _fork_bomb(text: str) -> bool:
     return False
 
 
-def _pipeline_danger(pipeline: Sequence[Command]) -> _Finding | None:
+def _pipeline_danger(pipeline: Sequence[Command], places: Places) -> _Finding | None:
     for i, cmd in enumerate(pipeline):
-        found = _command_danger(cmd, pipeline[i - 1] if i else None)
+        found = _command_danger(cmd, pipeline[i - 1] if i else None, places)
         if found is not None:
             return found
         source = program(cmd)
@@ -80,20 +83,20 @@ def _pipeline_danger(pipeline: Sequence[Command]) -> _Finding | None:
     return None
 
 
-def _command_danger(cmd: Command, before: Command | None) -> _Finding | None:
+def _command_danger(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     if cmd.sudo:
         return (
             "sudo/su is not available and not needed",
             "Run the command without sudo: you already have the rights the task needs.",
         )
     for check in _CHECKS:
-        found = check(cmd, before)
+        found = check(cmd, before, places)
         if found is not None:
             return found
     return None
 
 
-def _rm(cmd: Command, before: Command | None) -> _Finding | None:
+def _rm(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     if cmd.name != "rm":
         return None
     flags = "".join(a[1:] for a in cmd.args[1:] if a.startswith("-") and not a.startswith("--"))
@@ -105,21 +108,25 @@ def _rm(cmd: Command, before: Command | None) -> _Finding | None:
     if cmd.xargs and not targets and before is not None:
         targets = _listed_paths(before)
     for path in filter(None, map(cmd.path, targets)):
-        found = _rm_target(path, recursive, force)
+        found = _rm_target(path, recursive, force, places)
         if found is not None:
             return found
     return None
 
 
-def _rm_target(path: str, recursive: bool, force: bool) -> _Finding | None:
+def _rm_target(path: str, recursive: bool, force: bool, places: Places) -> _Finding | None:
+    workdir = places[0]
     if _covers(path, "/"):
         return f"`rm` of {path} deletes the whole system", _DELETE_BY_NAME
     if recursive and _covers(path, HOME):
         return f"`rm -r` of {path} deletes the home folder", _DELETE_BY_NAME
-    if recursive and _covers(path, APP):
-        return f"`rm -r` of {path} deletes all of the task's files in {APP}", _DELETE_BY_NAME
-    if recursive and force and not inside(path, (APP, TMP)):
-        return f"`rm -rf` of {path} deletes system files outside {APP} and {TMP}", _DELETE_BY_NAME
+    if recursive and _covers(path, workdir):
+        return f"`rm -r` of {path} deletes all of the task's files in {workdir}", _DELETE_BY_NAME
+    if recursive and force and not inside(path, (*places, TMP)):
+        return (
+            f"`rm -rf` of {path} deletes system files outside {workdir} and {TMP}",
+            _DELETE_BY_NAME,
+        )
     return None
 
 
@@ -135,7 +142,7 @@ def _listed_paths(cmd: Command) -> list[str]:
 _MODE = re.compile(r"[0-7]{1,4}|[ugoa]*[-+=][rwxXstugo]*(,[ugoa]*[-+=][rwxXstugo]*)*")
 
 
-def _permissions(cmd: Command, before: Command | None) -> _Finding | None:
+def _permissions(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     if cmd.name not in ("chmod", "chown", "chgrp"):
         return None
     recursive = any(a in ("-R", "--recursive") for a in cmd.args)
@@ -147,14 +154,17 @@ def _permissions(cmd: Command, before: Command | None) -> _Finding | None:
         if _covers(path, "/") and (recursive or path == "/"):
             return (
                 f"`{cmd.name}` of {path} changes the whole system",
-                f"Only change files in {APP}.",
+                f"Only change files in {places[0]}.",
             )
-        if recursive and not inside(path, (APP, TMP)):
-            return f"`{cmd.name} -R` of {path} changes system files", f"Only change files in {APP}."
+        if recursive and not inside(path, (*places, TMP)):
+            return (
+                f"`{cmd.name} -R` of {path} changes system files",
+                f"Only change files in {places[0]}.",
+            )
     return None
 
 
-def _devices(cmd: Command, before: Command | None) -> _Finding | None:
+def _devices(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     targets = list(cmd.redirects)
     if cmd.name == "dd":
         targets += [a[3:] for a in cmd.args[1:] if a.startswith("of=")]
@@ -173,7 +183,7 @@ def _is_device(path: str) -> bool:
 _MACHINE = frozenset({"shutdown", "reboot", "halt", "poweroff", "killall5"})
 
 
-def _system(cmd: Command, before: Command | None) -> _Finding | None:
+def _system(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     name, rest = cmd.name, cmd.args[1:]
     if name.startswith("mkfs") or name in ("mke2fs", "mkswap", "wipefs"):
         return f"`{name}` formats a disk", "Do not touch disks; work with files under /app."
@@ -199,7 +209,7 @@ def _kill_targets(rest: Sequence[str]) -> list[str]:
     return words[1:] if words[:1] == ["--"] else words
 
 
-def _runs_download(cmd: Command, before: Command | None) -> _Finding | None:
+def _runs_download(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     """Downloaded text run as code: `bash -c "$(curl …)"`, `source <(wget …)`, `$(curl …)`."""
     code: list[str] = []
     source = program(cmd)
@@ -215,7 +225,7 @@ def _runs_download(cmd: Command, before: Command | None) -> _Finding | None:
     return None
 
 
-_CHECKS: tuple[Callable[[Command, Command | None], _Finding | None], ...] = (
+_CHECKS: tuple[Callable[[Command, Command | None, Places], _Finding | None], ...] = (
     _rm,
     _permissions,
     _devices,

@@ -23,11 +23,13 @@ from hillclimber.harness.prompting.budget import (
 )
 from hillclimber.harness.prompting.summary import StepSummary, previous_field
 from hillclimber.models.base import Message
+from hillclimber.sandbox import APP
 
 FORMAT = 'Answer with exactly ONE tool call as JSON: {"name": "<tool>", "arguments": {...}}'
 
 PATHS_REAL = (
-    "PATHS: the task's files are in /app, your working directory. /app/x and x are the same file."
+    "PATHS: the task's files are in {workdir}, your working directory. {workdir}/x and x are the "
+    "same file."
 )
 PATHS_LOCAL = (
     "PATH RULES: your workspace is the current directory. When the task says /app/foo, use "
@@ -47,6 +49,7 @@ def system_prompt(
     tools: Sequence[ToolSpec],
     *,
     local_paths: bool,
+    workdir: str = APP,
     availability: str | None = None,
     guidance: bool = False,
     checks: str = "the task's tests",
@@ -59,7 +62,7 @@ def system_prompt(
         FORMAT,
         f"The ONLY tools you may call now are: {names}. Any other name fails.",
         describe(tools).replace("the task's tests", checks),
-        PATHS_LOCAL if local_paths else PATHS_REAL,
+        PATHS_LOCAL if local_paths else PATHS_REAL.format(workdir=workdir),
         "Write files with write_file (exact content). Read a file before changing it.",
         f"Call task_complete when the task is done; it is then checked by {checks}.",
     ]
@@ -111,6 +114,8 @@ def harness_notes(view: TurnView) -> tuple[tuple[str, str], ...]:
 class MicroPrompter:
     budget: PromptBudget
     local_paths: bool
+    workdir: str = APP
+    """The task's working folder, as the rules name it."""
     previous_steps: int = 3
     show_latest_output: bool = True
     availability: str | None = None
@@ -127,6 +132,7 @@ class MicroPrompter:
         system = system_prompt(
             view.tools,
             local_paths=self.local_paths,
+            workdir=self.workdir,
             availability=self.availability,
             guidance=self.guidance,
             checks=self.checks,
@@ -189,6 +195,8 @@ class ConversationPrompter:
     tools: Sequence[ToolSpec]
     trim: bool = True
     """Trim older outputs and compact (full); off: the plain history (naive)."""
+    workdir: str = APP
+    """The task's working folder, as the rules name it."""
     token_display: bool = False
     compact_at: float | None = None
     availability: str | None = None
@@ -213,6 +221,7 @@ class ConversationPrompter:
         return system_prompt(
             self.tools,
             local_paths=self.local_paths,
+            workdir=self.workdir,
             availability=self.availability,
             guidance=self.guidance,
             checks=self.checks,
