@@ -16,6 +16,7 @@ from hillclimber.results import ExitReason, TrialResult, write_json
 from hillclimber.sandbox import SandboxKind
 
 from conftest import FIXTURES, REPO, require_images, require_sandbox
+from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, comparison, scripted
 
 NUMBER = r"\d+(?:\.\d+)?"
 
@@ -186,6 +187,25 @@ def test_solve_rate_benchmark(tmp_path: Path) -> None:
         str(tmp_path),
     )
     assert re.fullmatch(r"solve_rate: naive \d+/1, climber \d+/1; best: \d.* naive.*", line), line
+
+
+def test_solve_rate_reads_a_finished_comparison(tmp_path: Path) -> None:
+    """--no-run: the table of a comparison already run (scripted model, real runner)."""
+    folder = tmp_path / "cmp"
+    runs = {
+        "naive": scripted(folder / "naive", "naive", NAIVE_ANSWERS),
+        "climber": scripted(folder / "climber", "climber", CLIMBER_ANSWERS),
+    }
+    comparison(folder, runs)
+    lines = run_benchmark(
+        "solve_rate.py", "--no-run", "--run-id", "cmp", "--runs-dir", str(tmp_path)
+    )
+    assert re.fullmatch(r"\s*naive: 1/1 solved, .* feedback none", lines[0]), lines[0]
+    assert re.fullmatch(
+        r"\s*climber: 1/1 solved \(1\.00x naive\), .* feedback \w+(, false passes \d+/\d+)?",
+        lines[1],
+    ), lines[1]
+    assert lines[-1].startswith("solve_rate: naive 1/1, climber 1/1; best: 1.00x naive"), lines
 
 
 def test_turn_path_benchmark() -> None:
