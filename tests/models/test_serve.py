@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -68,8 +69,8 @@ def test_a_served_model_answers_our_openai_back_end(served: Served) -> None:
     assert completion.usage.prompt_tokens > 0
 
 
-@pytest.mark.model
-def test_serve_starts_answers_and_stops_on_ctrl_c() -> None:
+def start_serving() -> tuple[subprocess.Popen[str], str]:
+    """`hillclimber models serve --port 0` as a user starts it, and its base URL."""
     if embedded.installed_path(embedded.DEFAULT_MODEL) is None and not IN_CI:
         pytest.skip("the embedded model is not installed")
     process = subprocess.Popen(
@@ -79,22 +80,50 @@ def test_serve_starts_answers_and_stops_on_ctrl_c() -> None:
         text=True,
         start_new_session=True,
     )
+    assert process.stdout is not None
+    first = process.stdout.readline()
+    assert " at http://127.0.0.1:" in first, first
+    return process, first.split(" at ", 1)[1].strip()
+
+
+def server_gone(base_url: str) -> bool:
+    port = base_url.rsplit(":", 1)[1].split("/")[0]
+    for _ in range(20):
+        found = subprocess.run(["pgrep", "-f", "--", f"llama_cpp.server .*--port {port} "])
+        if found.returncode == 1:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+@pytest.mark.model
+@pytest.mark.parametrize(
+    ("how", "group"), [(signal.SIGINT, True), (signal.SIGTERM, False)], ids=["ctrl-c", "kill"]
+)
+def test_serve_starts_answers_and_stops(how: signal.Signals, group: bool) -> None:
+    process, base_url = start_serving()
     try:
-        assert process.stdout is not None
-        first = process.stdout.readline()
-        assert " at http://127.0.0.1:" in first, first
-        base_url = first.split(" at ", 1)[1].strip()
         model = make_model(ModelConfig(spec=f"openai:{embedded.DEFAULT_MODEL}", base_url=base_url))
         request = CompletionRequest(messages=[Message(role="user", content="Hi")], max_tokens=4)
         assert model.complete(request).text.strip()
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C reaches the whole group, as in a terminal
+        if group:  # Ctrl-C reaches the whole group, as in a terminal
+            os.killpg(process.pid, how)
+        else:  # a kill reaches the command only
+            process.send_signal(how)
         code = process.wait(timeout=30)
+        assert process.stdout is not None
         rest = process.stdout.read()
     finally:
         if process.poll() is None:
             os.killpg(process.pid, signal.SIGKILL)
     assert code == 0, rest
     assert "stopped" in rest
-    port = base_url.rsplit(":", 1)[1].split("/")[0]
-    server = subprocess.run(["pgrep", "-f", "--", f"llama_cpp.server .*--port {port} "])
-    assert server.returncode == 1, "the server outlived the command"
+    assert server_gone(base_url), "the server outlived the command"
+
+
+@pytest.mark.model
+def test_the_server_ends_with_a_killed_command() -> None:
+    process, base_url = start_serving()
+    process.kill()  # kill -9: nothing of ours runs after it
+    process.wait(timeout=10)
+    assert server_gone(base_url), "kill -9 of the command left the model served"

@@ -3,6 +3,7 @@ an embedded model served to other tools."""
 
 from __future__ import annotations
 
+import signal
 from typing import Annotated
 
 import typer
@@ -67,6 +68,7 @@ def models_serve(
 ) -> None:
     """Serve an embedded model to other tools: llama.cpp's OpenAI-compatible server on
     127.0.0.1, until Ctrl-C."""
+    signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the server as Ctrl-C does
     with serve(model, port=port, context_window=context_window, threads=threads) as served:
         console.print(f"{served.name} at {served.base_url}", highlight=False, soft_wrap=True)
         console.print(
@@ -81,3 +83,7 @@ def models_serve(
             console.print("stopped", highlight=False)
             return
     raise HillclimberError(f"the model server exited ({code}); its log: {served.log}")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt

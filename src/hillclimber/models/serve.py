@@ -9,6 +9,7 @@ model's name. `serve()` starts it, waits until it answers, and stops it on leavi
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import socket
 import subprocess
 import sys
@@ -100,7 +101,7 @@ def serve(
     log = log or Path(tempfile.mkstemp(prefix=f"serve-{name}-", suffix=".log")[1])
     command = server_command(name, path, port=port, n_ctx=n_ctx, threads=threads)
     with log.open("wb") as out:
-        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(_with_parent(command), stdout=out, stderr=subprocess.STDOUT)
     served = Served(name, f"http://{HOST}:{port}/v1", process, log)
     try:
         _wait_ready(served)
@@ -138,6 +139,14 @@ def _wait_ready(served: Served, timeout: float = READY_TIMEOUT_SEC) -> None:
     raise ModelUnavailable(
         f"the model server did not answer within {timeout:.0f}s: {_tail(served.log)}"
     )
+
+
+def _with_parent(command: list[str]) -> list[str]:
+    """The command made to end when the process that started it ends, however that ends (a
+    kill -9 of `compare` would otherwise leave the model served): util-linux's setpriv, where
+    the machine has it."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--", *command] if setpriv else command
 
 
 def _tail(log: Path, lines: int = 3) -> str:
