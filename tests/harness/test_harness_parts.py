@@ -175,6 +175,36 @@ def test_truncation_marks_what_was_cut() -> None:
     assert out.startswith("line 0") and out.rstrip().endswith("line 4999")
 
 
+def test_a_file_larger_than_the_output_is_read_in_pieces(tmp_path: Path) -> None:
+    """Head and tail hid the middle of a long input; a piece says where the next one starts,
+    and reading on from there reaches every line."""
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    env = ToolEnv(sandbox=sandbox, output_chars=2000)
+    sandbox.write_file(
+        "/app/big.log", "".join(f"event {i:04d} ok\n" for i in range(1, 501)).encode()
+    )
+    first = execute(ToolCall(name="read_file", arguments={"path": "big.log"}), env)
+    assert first.output.startswith("event 0001 ok\nevent 0002 ok")
+    assert first.output.endswith(
+        "[lines 1-100 of 500 shown; the next piece: read_file big.log start=101]"
+    )
+    seen, start = [], 1
+    while True:
+        call = ToolCall(name="read_file", arguments={"path": "big.log", "start": start})
+        result = execute(call, env)
+        seen += [line for line in result.output.splitlines() if line.startswith("event")]
+        if "next_start" not in result.metadata:
+            break
+        start = result.metadata["next_start"]
+    assert seen == [f"event {i:04d} ok" for i in range(1, 501)]
+    wide = "x" * 900
+    sandbox.write_file("/app/wide.txt", f"{wide}\n{wide}\n{wide}\n".encode())
+    piece = execute(ToolCall(name="read_file", arguments={"path": "wide.txt"}), env)
+    assert piece.metadata["lines_shown"] == 2 and piece.metadata["next_start"] == 3
+    small = execute(ToolCall(name="read_file", arguments={"path": "wide.txt", "start": 3}), env)
+    assert small.output == wide and not small.metadata["truncated"]
+
+
 def test_schema_and_prompt_come_from_one_declaration() -> None:
     tools = tool_list(["write_file", "task_complete"])
     schema = call_schema(tools)

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hillclimber.errors import AgentTimeout
-from hillclimber.harness.acting.tools import MAX_CHARS, ToolCall, ToolResult, truncate
+from hillclimber.harness.acting.tools import MAX_CHARS, MAX_LINES, ToolCall, ToolResult, truncate
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
 from hillclimber.sandbox.files import BINARY_PROBE, is_binary
@@ -85,11 +85,35 @@ def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     _, text = found
     lines = text.splitlines()
     start = max(args.get("start") or 1, 1)
-    end = args.get("end") or len(lines)
-    chosen = "\n".join(lines[start - 1 : end])
-    out, meta = truncate(chosen, max_chars=env.output_chars)
-    meta.update({"path": args["path"], "file_lines": len(lines), "start": start, "end": end})
+    end = min(args.get("end") or len(lines), len(lines))
+    shown = piece(lines[start - 1 : end], max_chars=env.output_chars)
+    last = start + len(shown) - 1
+    meta: dict[str, Any] = {
+        "path": args["path"], "file_lines": len(lines), "start": start, "end": end,
+        "lines_shown": len(shown), "truncated": last < end,
+    }  # fmt: skip
+    out = "\n".join(shown)
+    if last < end:  # a file larger than the window is read in pieces, in order
+        meta["next_start"] = last + 1
+        out += (
+            f"\n[lines {start}-{last} of {len(lines)} shown; the next piece: read_file "
+            f"{args['path']} start={last + 1}]"
+        )
     return ToolResult(True, out, meta)
+
+
+def piece(lines: list[str], max_chars: int, max_lines: int = MAX_LINES) -> list[str]:
+    """The first lines that fit the output's limits (a longer first line cut to fit): a piece
+    to read on from, where head-and-tail truncation would hide the middle."""
+    budget = max(max_chars - 120, 200)
+    shown: list[str] = []
+    size = 0
+    for line in lines[:max_lines]:
+        if shown and size + len(line) + 1 > budget:
+            break
+        shown.append(line[:budget])
+        size += len(shown[-1]) + 1
+    return shown
 
 
 def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
