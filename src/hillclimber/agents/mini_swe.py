@@ -44,12 +44,14 @@ def _import() -> Any:
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     os.environ.setdefault("MSWEA_COST_TRACKING", "ignore_errors")
     try:
+        import litellm
         import minisweagent
     except ImportError as err:
         raise HillclimberError(
             "the mini-swe-agent peer needs its package: pip install 'hillclimber[peers]' "
             "(bash scripts/install.sh dev does it)"
         ) from err
+    litellm.suppress_debug_info = True  # its "Provider List" on each price it cannot find
     return minisweagent
 
 
