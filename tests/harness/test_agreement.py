@@ -13,7 +13,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.completion.agreement import command_in, same
+from hillclimber.harness.completion.agreement import Verdict, command_in, same
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel
@@ -68,7 +68,17 @@ def test_a_second_answer_that_disagrees_is_a_failure_to_fix(tmp_path: Path) -> N
     assert outcome.info["loop_exit"] == "agreed"
     model.assert_complete()
     told = model.requests[3].messages[-1].content
-    assert "A second computation disagrees with /app/total.txt" in told and "'12'" in told
+    assert "A second computation disagrees with /app/total.txt" in told
+    assert "printed:\n12\nbut /app/total.txt holds:\n3+4+5\n" in told
+
+
+def test_a_disagreement_shows_both_answers_line_by_line() -> None:
+    """Flattened into one line, the 0.5B copied a three-line answer as one line."""
+    verdict = Verdict("/app/a.txt", "sqlite3 db 'SELECT …'", "Ann|5\nBo|4\nCy|3\n", "x,1\n", False)
+    told = verdict.feedback()
+    assert "printed:\nAnn|5\nBo|4\nCy|3\nbut /app/a.txt holds:\nx,1\nOne of them" in told
+    long = Verdict("/app/a.txt", "seq 100", "\n".join(map(str, range(100))), "1", False)
+    assert "\n7\n…\nbut" in long.feedback()
 
 
 def test_an_answer_kept_after_a_disagreement_fails_the_checks(tmp_path: Path) -> None:

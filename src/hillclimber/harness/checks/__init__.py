@@ -26,6 +26,7 @@ from hillclimber.harness.checks.base import (
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.climbing.workspace import fits, restored
+from hillclimber.harness.prompting.summary import first_lines
 from hillclimber.sandbox import APP, Sandbox
 from hillclimber.sandbox.files import read_bytes
 from hillclimber.verify.verifier import Evaluation, Strength
@@ -96,7 +97,7 @@ class AcceptanceChecks:
             if data is None:
                 continue
             text = data.decode(errors="replace")
-            head = "\n".join(text.splitlines()[:lines])[:chars]
+            head = first_lines(text, lines, chars)
             more = " (more follows)" if len(head) < len(text.rstrip("\n")) else ""
             shown.append(f"{path} now holds{more}:\n{head}")
         return "\n".join(shown)

@@ -28,7 +28,7 @@ from decimal import Decimal, InvalidOperation
 
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest
-from hillclimber.harness.prompting.summary import clip
+from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
 from hillclimber.sandbox.files import read_bytes
@@ -56,13 +56,20 @@ class Verdict:
     agrees: bool
 
     def feedback(self) -> str:
-        """What the model is told of a disagreement."""
+        """What the model is told of a disagreement: both answers line by line (flattened
+        into one line, three lines of the second answer were copied as one line)."""
         return (
-            f"A second computation disagrees with {self.path}: `{clip(self.command, 120)}` printed"
-            f" {clip(self.printed.strip(), 160)!r}, but {self.path} holds"
-            f" {clip(self.held.strip(), 160)!r}. One of them is wrong: work out which, fix"
-            f" {self.path} if it is, then call task_complete."
+            f"A second computation disagrees with {self.path}: `{clip(self.command, 120)}`"
+            f" printed:\n{_shown(self.printed)}\nbut {self.path} holds:\n{_shown(self.held)}\n"
+            f"One of them is wrong: work out which, fix {self.path} if it is, then call"
+            " task_complete."
         )
+
+
+def _shown(text: str, lines: int = 8, chars: int = 400) -> str:
+    body = text.strip("\n")
+    kept = first_lines(body, lines, chars)
+    return kept + ("\n…" if len(kept) < len(body) else "")
 
 
 @dataclass

@@ -28,6 +28,12 @@ def clip(text: str, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
 
 
+def first_lines(text: str, lines: int, chars: int) -> str:
+    """The first `lines` lines of `text`, at most `chars` characters, its line breaks kept
+    (where the lines are the answer's form, `clip`'s one line would hide it)."""
+    return "\n".join(text.splitlines()[:lines])[:chars]
+
+
 _LOCATION = re.compile(r"^[\w/-]+\.\w+:(?:\([^)]*\):|\d+:)*\s*")
 """`image.c:5:3: ` or `image.c:(.text+0x1a): `: where, not what."""
 
