@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from hillclimber.agents import AGENTS
+from hillclimber.agents import AGENTS, PEERS
 from hillclimber.cli.app import app, console, err_console, fail
 from hillclimber.cli.options import (
     AttemptsOpt,
@@ -150,6 +150,12 @@ def bench(
         raise typer.Exit(2)
 
 
+PRESETS_HELP = (
+    "Settings to compare, comma-separated: presets, .toml files, or another tool's agent "
+    f"({', '.join(PEERS)})."
+)
+
+
 @app.command()
 def compare(
     suite: SuiteOpt = None,
@@ -157,13 +163,7 @@ def compare(
     tasks: TasksOpt = None,
     exclude: ExcludeOpt = None,
     model: ModelOpt = "local",
-    presets: Annotated[
-        str,
-        typer.Option(
-            help="Settings to compare, comma-separated: presets, .toml files, or a peer "
-            "(mini-swe-agent)."
-        ),
-    ] = "naive,fm,climber,full",
+    presets: Annotated[str, typer.Option(help=PRESETS_HELP)] = "naive,fm,climber,full",
     sets: SetOpt = None,
     max_turns: MaxTurnsOpt = None,
     base_url: BaseUrlOpt = None,
