@@ -47,7 +47,7 @@ FORBID = re.compile(
 def outside_places(named: list[str], workdir: str, exists: Callable[[str], bool]) -> set[str]:
     """Where the instruction says the work goes outside the working folder: each path it names
     there (`/solution/password.txt`), with its folder when it is not there yet (the work makes
-    it). An existing file names itself only (`/usr/bin/python3` opens no system folder)."""
+    it). An existing file names itself only (`/etc/app.conf` opens no more of /etc)."""
     found: set[str] = set()
     for path in named:
         if path == workdir or path.startswith(workdir.rstrip("/") + "/"):
