@@ -145,35 +145,42 @@ def test_spaces_beside_a_mark_are_optional(tmp_path: Path) -> None:
     assert not outcome(check, tmp_path, "X Y SUPPORTED\n")[0]
 
 
-@pytest.mark.parametrize(
-    "instruction",
-    [
-        "Save the answer to /app/result.txt. The file must contain exactly 3 lines.",
-        "Create `/app/result.txt` with exactly three lines: the mean, the median and the mode.",
-        "**Output:** write /app/result.txt\n\n- It contains exactly 3 non-empty lines",
-    ],
-)
-def test_a_stated_number_of_lines(instruction: str, tmp_path: Path) -> None:
-    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLineCount)]
-    assert check.lines == 3
-    assert outcome(check, tmp_path, "1\n2\n\n3\n")[0]
-    assert outcome(check, tmp_path, "1\n2\n") == (False, "it has 2")
+THREE = ("1\n2\n\n3\n", "1\n2\n", "it has 2")
+ONE = ("a,b,c\n", "a\nb\n", "it has 2")
 
 
 @pytest.mark.parametrize(
-    "instruction",
+    ("instruction", "lines", "answers"),
     [
-        "Write the healthy paths to /app/paths.txt as a single line, comma-separated.",
-        "Save the offset to /app/offset.txt.\n\n- The file contains a single line with a decimal"
-        " integer",
-        "**Output:** /app/lib.txt, a plain text file with only one line: the library's folder.",
+        ("Save the answer to /app/result.txt. The file must contain exactly 3 lines.", 3, THREE),
+        (
+            "Create `/app/result.txt` with exactly three lines: the mean, the median and the mode.",
+            3,
+            THREE,
+        ),
+        ("**Output:** write /app/result.txt\n\n- It contains exactly 3 non-empty lines", 3, THREE),
+        ("Write the healthy paths to /app/paths.txt as a single line, comma-separated.", 1, ONE),
+        (
+            "Save the offset to /app/offset.txt.\n\n- The file contains a single line with a "
+            "decimal integer",
+            1,
+            ONE,
+        ),
+        (
+            "**Output:** /app/lib.txt, a plain text file with only one line: the library's folder.",
+            1,
+            ONE,
+        ),
     ],
 )
-def test_a_single_line(instruction: str, tmp_path: Path) -> None:
+def test_a_stated_number_of_lines(
+    instruction: str, lines: int, answers: tuple[str, str, str], tmp_path: Path
+) -> None:
     [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLineCount)]
-    assert check.lines == 1
-    assert outcome(check, tmp_path, "a,b,c\n")[0]
-    assert outcome(check, tmp_path, "a\nb\n") == (False, "it has 2")
+    assert check.lines == lines
+    right, wrong, why = answers
+    assert outcome(check, tmp_path, right)[0]
+    assert outcome(check, tmp_path, wrong) == (False, why)
 
 
 def test_a_csv_example_gives_its_header(tmp_path: Path) -> None:
