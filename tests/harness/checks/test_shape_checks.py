@@ -10,7 +10,12 @@ import pytest
 
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.base import CheckContext
-from hillclimber.harness.checks.lines import FileHasHeader, FileLineCount, FileLinesLike
+from hillclimber.harness.checks.lines import (
+    FileHasHeader,
+    FileLineCount,
+    FileLinesDelimited,
+    FileLinesLike,
+)
 from hillclimber.harness.checks.shape import FileHasFields, FileMatchesJson
 
 from conftest import host_sandbox
@@ -145,6 +150,29 @@ def test_spaces_beside_a_mark_are_optional(tmp_path: Path) -> None:
     assert not outcome(check, tmp_path, "X Y SUPPORTED\n")[0]
 
 
+DELIMITED_PHRASINGS = [
+    # one line of names: the form, not values
+    "Write them to /app/answer.txt, one line per customer, highest total first, in the form\n\n"
+    "```\nname,total\n```",
+    # a line of placeholders, as TermiGen's tasks write them
+    "Save your results to: `/app/answer.txt`\n\nThe output format is:\n```\n<name>,<total>\n```",
+    # lines of differing shapes (a name with a space), one field count
+    "Save the totals to /app/answer.txt using this format:\n```\nAnn Lee,12.50\nBob,3\n```",
+]
+
+
+@pytest.mark.parametrize("instruction", DELIMITED_PHRASINGS)
+def test_lines_of_delimited_fields(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLinesDelimited)]
+    assert outcome(check, tmp_path, "Ann Lee,12.50\nBob , 3.00\n")[0]
+    assert outcome(check, tmp_path, '"Lee, Ann",12.50\n')[0]  # a quoted field is one
+    assert outcome(check, tmp_path, "Ann|12.50\n") == (
+        False,
+        "the line 'Ann|12.50' has 1 fields at ',', not 2",
+    )
+    assert not outcome(check, tmp_path, "Ann,12.50,paid\n")[0]
+
+
 THREE = ("1\n2\n\n3\n", "1\n2\n", "it has 2")
 ONE = ("a,b,c\n", "a\nb\n", "it has 2")
 
@@ -277,6 +305,11 @@ NEGATIVES = [
     "Save the sessions to /app/sessions.json; each session_id appears only once.",
     # a single example line: a path's shape would bind the answer's number of folders
     "Save the library folder to /app/lib.txt.\n\nExample:\n```\n/usr/lib/x86_64-linux-gnu\n```",
+    # an example line with two delimiters, or an empty field: no field count is stated
+    "Write the range to /app/range.txt in this format:\n```\n1,5;7,9\n```",
+    "Write the statements to /app/out.txt in this format:\n```\nSET a = 1;\n```",
+    # a delimited line of the input
+    "Each line of /app/data.txt has the format `id|name`. Write the count to /app/count.txt.",
     # a header of the input, or of a file that is no table, or none at all
     "Read /app/data.csv (header `a,b`) and write the sum of b to /app/sum.txt.",
     "Write the names to /app/names.txt with the header `name,age` first.",

@@ -1,5 +1,6 @@
 """Form checks of a file's lines (the kinds `shape.py` reads from an instruction): as many
-lines as stated, a table's header, every line of an example's shape, sorted, no line twice."""
+lines as stated, a table's header, every line of an example's shape or of its number of
+delimited fields, sorted, no line twice."""
 
 from __future__ import annotations
 
@@ -137,6 +138,57 @@ class FileLinesLike(TextCheck):
         return Outcome(
             wrong is None, f"the line {wrong[:60]!r} is not like the example's" if wrong else ""
         )
+
+
+_DELIMITERS = (",", "|", ";", "\t")
+
+
+def delimited(block: str) -> tuple[str, int] | None:
+    """(delimiter, fields) of an example whose lines are all split into the same number of
+    fields (2 to 20, none empty or long) by the one delimiter it uses: `name,total`,
+    `id|host|port`. Read from a single line too: a field count binds no value, where a line's
+    shape would bind its words and spacing."""
+    lines = [line for line in _lines(block) if line not in ("...", "…")]
+    used = [mark for mark in _DELIMITERS if any(mark in line for line in lines)]
+    if len(used) != 1:
+        return None
+    rows = [_fields(line, used[0]) for line in lines]
+    widths = {len(row) for row in rows}
+    if len(widths) != 1 or any(not f.strip() or len(f) > 40 for row in rows for f in row):
+        return None
+    fields = widths.pop()
+    return (used[0], fields) if 2 <= fields <= 20 else None
+
+
+def _fields(line: str, delimiter: str) -> list[str]:
+    """A line's fields at a delimiter, quoted ones as CSV quotes them."""
+    return next(csv.reader([line], delimiter=delimiter, skipinitialspace=True), [])
+
+
+def _mark(delimiter: str) -> str:
+    return "tab" if delimiter == "\t" else f"'{delimiter}'"
+
+
+@dataclass(frozen=True)
+class FileLinesDelimited(TextCheck):
+    """Every line of the file has the example's number of fields at its delimiter."""
+
+    strength: ClassVar[Strength] = "form"
+
+    delimiter: str
+    fields: int
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} has lines of {self.fields} fields separated by {_mark(self.delimiter)}"
+
+    def judge(self, text: str) -> Outcome:
+        for line in _lines(text):
+            found = len(_fields(line, self.delimiter))
+            if found != self.fields:
+                detail = f"{found} fields at {_mark(self.delimiter)}, not {self.fields}"
+                return Outcome(False, f"the line {line[:60]!r} has {detail}")
+        return Outcome(True)
 
 
 def _lines(text: str) -> list[str]:

@@ -23,10 +23,12 @@ from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.lines import (
     FileHasHeader,
     FileLineCount,
+    FileLinesDelimited,
     FileLinesLike,
     FileLinesSorted,
     FileLinesUnique,
     csv_header,
+    delimited,
     header_names,
     line_shape,
 )
@@ -35,6 +37,7 @@ from hillclimber.verify.verifier import Strength
 
 _FORM_WORDS = re.compile(
     r"\b(?:format|formatted|example|structure|schema|like this|look like|looks like|following|"
+    r"(?:in|of|with)\s+the\s+form|in\s+this\s+form|"
     r"as follows|template|exactly|should contain|must contain|will contain|contain)\b",
     re.I,
 )
@@ -87,7 +90,7 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
 
 def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:
     """The form an example shows, read as the first of these that fits: JSON, `KEY=value`
-    lines, a CSV table with a header, lines of one shape."""
+    lines, a CSV table with a header, lines of one shape, lines of as many delimited fields."""
     if _DESCRIBED.search(block):
         return []  # "Line 1: the driver's name": what each line is, not an example of it
     example = _json_example(block)
@@ -99,6 +102,8 @@ def _example_checks(block: str, output: str, json_wanted: bool, items: int | Non
         return [FileHasHeader(output, header)]
     if shape := line_shape(block):
         return [FileLinesLike(output, shape)]
+    if split := delimited(block):
+        return [FileLinesDelimited(output, *split)]
     return []
 
 
