@@ -58,6 +58,8 @@ class Measured:
     """The name of each kept goal check that is not weak."""
     kept: list[tuple[str, Strength]]
     """(kind, strength) of each kept goal check."""
+    invariants: list[str] = field(default_factory=list)
+    """The kind of each kept invariant (a file left alone, a new file no copy of an input)."""
     sound_goal: bool | None = None
     """None: no reference solution to judge with."""
     unsound: list[str] = field(default_factory=list)
@@ -77,6 +79,7 @@ def measure(task: Task, root: Path, kind: SandboxKind, proposer: ModelProposer |
         kept = [(type(c).__name__, c.strength) for c in built.checks if c.goal]
         names = [c.name for c in built.checks if c.goal and c.strength != "weak"]
         measured = Measured(len(built.checks) + len(built.dropped), names, kept)
+        measured.invariants = [type(c).__name__ for c in built.checks if not c.goal]
         if task.has_solution:
             _judge_with_solution(task, root, prepared.sandbox, prepared.workdir, built, measured)
     return measured
@@ -136,15 +139,22 @@ _MARK: dict[Strength, str] = {"weak": "", "form": "+", "value": "*"}
 
 
 def _print_kinds(measured: dict[str, Measured]) -> None:
-    """How often each kind of goal check was kept, and in how many tasks."""
+    """How often each kind of goal check, and of invariant, was kept, and in how many tasks."""
     fired: Counter[tuple[str, Strength]] = Counter()
     tasks: Counter[tuple[str, Strength]] = Counter()
+    kept: Counter[str] = Counter()
+    kept_in: Counter[str] = Counter()
     for found in measured.values():
         fired.update(found.kept)
         tasks.update(set(found.kept))
+        kept.update(found.invariants)
+        kept_in.update(set(found.invariants))
     print("kinds of goal checks kept (* value, + form, else weak): kind, checks, tasks")
     for (name, strength), count in fired.most_common():
         print(f"  {name}{_MARK[strength]}: {count}, {tasks[(name, strength)]}")
+    print("kinds of invariants kept: kind, checks, tasks")
+    for name, count in kept.most_common():
+        print(f"  {name}: {count}, {kept_in[name]}")
 
 
 def _totals(measured: dict[str, Measured], asked: int) -> str:

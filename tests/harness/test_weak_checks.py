@@ -51,7 +51,10 @@ def test_the_sums_checks_are_weak_only(tmp_path: Path) -> None:
     sandbox, workspace = host_sandbox(tmp_path)
     (workspace / "numbers.txt").write_text("3\n4\n5\n")
     built = build_checks(SUM, sandbox)
-    assert [c.name for c in built.checks] == ["/app/total.txt exists and is not empty"]
+    assert [c.name for c in built.checks] == [
+        "/app/total.txt exists and is not empty",
+        "/app/total.txt is not a copy of an input or of the instruction's example",
+    ]
     assert built.usable and built.strength == "weak"
     (workspace / "total.txt").write_text("3+4+5\n")
     evaluation = built.evaluate()

@@ -23,11 +23,13 @@ def exists(sandbox: Sandbox, path: str) -> bool:
         return False
 
 
-def read_bytes(sandbox: Sandbox, path: str) -> bytes | None:
-    """The bytes of the regular file at sandbox `path`, or None."""
+def read_bytes(sandbox: Sandbox, path: str, limit: int | None = None) -> bytes | None:
+    """The bytes of the regular file at sandbox `path` (its first `limit` bytes), or None."""
     try:
         found = sandbox.stat(path)
-        return sandbox.read_file(path) if found is not None and found.kind == "file" else None
+        if found is None or found.kind != "file":
+            return None
+        return sandbox.read_file(path, limit=limit)
     except (OSError, OutsideSandbox):
         return None
 

@@ -52,6 +52,104 @@ def test_a_copy_and_a_file_to_leave_alone(tmp_path: Path) -> None:
     ]
 
 
+NOT_A_COPY = [
+    "/app/lines.txt holds one candidate per line. Write a regex matching the dates among them "
+    "to /app/regex.txt.",
+    "Count the words of /app/doc.txt and save the count to /app/count.txt.",
+    "Using `/app/lines.txt` as the sample, produce `/app/regex.txt` (one regex, one line).",
+]
+
+
+@pytest.mark.parametrize("instruction", NOT_A_COPY)
+def test_a_new_file_that_is_an_input_copied_fails(instruction: str, tmp_path: Path) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "lines.txt").write_text("2024-01-02\nnope\n")
+    (root / "doc.txt").write_text("two  words\n")
+    built = build_checks(instruction, sandbox)
+    [check] = [c for c in built.checks if type(c).__name__ == "FileNotACopy"]
+    assert not check.goal and check.strength == "weak"
+    answer = root / Path(check.path).name
+    inputs = [n for n in ("lines.txt", "doc.txt") if f"/app/{n}" in instruction]
+    answer.write_text("\n" + (root / inputs[0]).read_text().replace("\n", "  \n"))
+    outcome = check.run(built.context)
+    assert (outcome.passed, outcome.detail) == (False, f"it holds what /app/{inputs[0]} holds")
+    answer.write_text("^\\d{4}-\\d{2}-\\d{2}$\n")
+    assert check.run(built.context).passed
+
+
+EXAMPLE_COPIES = [
+    (
+        "Process every file in /app/in/ and save `/app/out.json`.\n\nExample output format:\n"
+        '```json\n{"web": {"ip": "172.17.0.2"}, "db": {"ip": "172.17.0.3"}}\n```',
+        '{\n  "db": {"ip": "172.17.0.3"},\n  "web": {"ip": "172.17.0.2"}\n}\n',
+    ),
+    (
+        "Write your findings to /app/report.txt using this template:\n```\n"
+        "vulnerable: yes/no\nrisk_level: none/low/high\n```",
+        "vulnerable: yes/no\n  risk_level: none/low/high\n",
+    ),
+    (
+        "Save the strings to /app/out.txt, one per line.\n\nExample output:\n```\n"
+        "config_path|ASCII\nApplication Title|UTF-16LE\n```",
+        "config_path|ASCII\n\nApplication Title|UTF-16LE\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("instruction", "copied"), EXAMPLE_COPIES)
+def test_a_new_file_that_is_the_instructions_example_copied_fails(
+    instruction: str, copied: str, tmp_path: Path
+) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    built = build_checks(instruction, sandbox)
+    [check] = [c for c in built.checks if type(c).__name__ == "FileNotACopy"]
+    (root / Path(check.path).name).write_text(copied)
+    outcome = check.run(built.context)
+    assert (outcome.passed, outcome.detail) == (
+        False,
+        "it holds the instruction's example as it is: work out the real values",
+    )
+    (root / Path(check.path).name).write_text(copied.replace("2", "9").replace("/", "") + "x\n")
+    assert check.run(built.context).passed
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Restore /app/conf.ini from the backup at /app/old.ini into /app/new.ini.",
+        "Make /app/new.ini identical to /app/old.ini.",
+        "Write the sum of the numbers to /app/sum.txt.",  # no input named
+        # the block is what to write, not an example of it
+        "Create /app/hello.txt that should contain exactly:\n```\nHello, world!\n```",
+    ],
+)
+def test_no_copy_check_where_a_copy_may_be_the_answer(instruction: str, tmp_path: Path) -> None:
+    found = names(instruction, {"old.ini": "a=1\n", "conf.ini": "a=2\n"}, tmp_path)
+    assert not [name for name in found if "copy of an input" in name]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "right"),
+    [
+        ("Plot the weights as a heatmap and save it to /app/heat.png.", b"\x89PNG\r\n\x1a\n..."),
+        ("Generate the report as a PDF file at `/app/out/report.pdf`.", b"%PDF-1.7\n"),
+        ("Pack the logs into /app/logs.tar.gz", b"\x1f\x8b\x08\x00"),
+    ],
+)
+def test_a_binary_file_to_make_starts_as_its_format_does(
+    instruction: str, right: bytes, tmp_path: Path
+) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    built = build_checks(instruction, sandbox)
+    [check] = [c for c in built.checks if type(c).__name__ == "FileIsFormat"]
+    target = root / check.path.removeprefix("/app/")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("cat weights.json\npython plot.py\n")  # a plan, written to the file
+    assert not check.run(built.context).passed
+    target.write_bytes(right)
+    assert check.run(built.context).passed
+
+
 def test_a_change_from_one_value_to_another(tmp_path: Path) -> None:
     files = {"app.ini": "[server]\nport = 8080\n", "notes.md": "nothing here\n"}
     instruction = "The server in /app/app.ini listens on 8080. Change the port from 8080 to 9090."
@@ -134,7 +232,11 @@ def test_a_goal_check_that_already_passes_is_dropped(tmp_path: Path) -> None:
     (root / "hello.txt").write_text("Hello\n")
     built = build_checks("Create /app/hello.txt and /app/new.txt. Run `true` to check.", sandbox)
     kept = [check.name for check in built.checks]
-    assert kept == ["/app/new.txt exists and is not empty"]
+    assert kept == [
+        "/app/new.txt exists and is not empty",
+        # of /app/hello.txt, there already
+        "/app/new.txt is not a copy of an input or of the instruction's example",
+    ]
     assert ("`true` succeeds", "passes before any work: it tells nothing") in built.dropped
     assert built.usable
 
@@ -165,10 +267,11 @@ def test_checks_leave_the_workspace_as_they_found_it(tmp_path: Path) -> None:
     assert [c.name for c in built.checks] == [
         "/app/made.txt exists and is not empty",
         "`sh /app/mk.sh` succeeds",
+        "/app/made.txt is not a copy of an input or of the instruction's example",
     ]
     assert not built.evaluate().passed and not (root / "made.txt").exists()
     (root / "ready.txt").write_text("yes\n")
-    assert built.evaluate().tests_passing == 1 and not (root / "made.txt").exists()
+    assert built.evaluate().tests_passing == 2 and not (root / "made.txt").exists()
 
 
 def test_a_check_cannot_see_the_tests(tmp_path: Path) -> None:

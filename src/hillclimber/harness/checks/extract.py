@@ -2,12 +2,15 @@
 the task's tests or its solution, and nothing that knows any one task.
 
 - a file the instruction names that is not there yet must exist and not be empty; with a
-  known extension it must parse (JSON, CSV, TOML, YAML);
+  known extension it must parse (JSON, CSV, TOML, YAML) or start as its format does (PNG,
+  PDF, ZIP…);
 - an existing file a sentence says to change (fix, append to, edit…) must be changed, and hold
   what the sentence quotes for it (`containing exactly `[DONE]``, `change `A` to `B``); when
   the instruction says nothing else may change, A is gone from it (as a word of its own) and
   its lines differ from the start only where A became B;
-- a file to create "with exactly these lines:" holds those lines; a copy is an exact copy;
+- a file to create "with exactly these lines:" holds those lines; a copy is an exact copy, and
+  where the instruction speaks of no copy, a new file is not a named input, nor the example
+  it shows of the file, copied;
 - a script to write that "prints exactly:" prints that when run, and a file that saves its
   output holds it;
 - "only the number" in a file: the file holds a number;
@@ -26,6 +29,8 @@ from dataclasses import dataclass
 
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.kinds import (
+    EXAMPLE,
+    MAGIC,
     CommandSucceeds,
     FileChanged,
     FileContains,
@@ -33,14 +38,17 @@ from hillclimber.harness.checks.kinds import (
     FileExists,
     FileHasText,
     FileHoldsNumber,
+    FileIsFormat,
     FileKeepsLines,
     FileLacks,
+    FileNotACopy,
     FileOnlyReplaced,
     FileParses,
     FileUnchanged,
+    fingerprints,
 )
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
-from hillclimber.harness.checks.shape import shape_checks
+from hillclimber.harness.checks.shape import examples, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.instruction import FORBID, protected_files
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
@@ -59,10 +67,6 @@ _CONTAINING = re.compile(
 """Quoted text a file holds (a header is the table's form, not a value: `shape.py`)."""
 _MESSAGE = re.compile(r"message\s+(?:is\s+|of\s+)?(?:exactly\s+)?`([^`]+)`", re.I)
 _EXACT = re.compile(r"\b(?:exactly|only line|only lines|nothing else)\b", re.I)
-_CONTENT = re.compile(
-    r"(?:exactly|these (?:\w+ )?lines|this line|this text|only line is|contents?|containing)\s*:$",
-    re.I,
-)
 _FROM_TO = re.compile(r"`?([\w.=:/-]*\w)`?\s+to\s+`?([\w.=:/-]*\w)`?", re.I)
 _KEEP_REST = re.compile(
     r"nothing else (?:may|must|should|can) change|every other line|all other lines|"
@@ -127,6 +131,7 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
             sentence, targets or named, here, protected, named=not targets, keep_rest=keep_rest
         )
     new_files = {c.path for c in found if isinstance(c, FileExists)}
+    found += _not_copies(instruction, said, new_files, here, found)
     found += meaning_checks(said, sandbox, workdir, new_files)
     found += shape_checks(said, new_files)
     return [*found, *_script_outputs(said, here), *_commits(said, here)]
@@ -173,11 +178,9 @@ def _new_files(sentence: Sentence, here: Workspace, written: set[str]) -> list[C
         fmt = _FORMATS.get(posixpath.splitext(path)[1])
         if fmt is not None:
             checks.append(FileParses(path, fmt))  # type: ignore[arg-type]
-        if (
-            sentence.block
-            and _CONTENT.search(" ".join(sentence.text.split()))
-            and not _prints(sentence)
-        ):
+        if posixpath.splitext(path)[1].lower() in MAGIC:
+            checks.append(FileIsFormat(path))
+        if sentence.block and sentence.quotes_content and not _prints(sentence):
             exact = _EXACT.search(" ".join(sentence.text.split())) is not None
             checks.append(FileHasText(path, sentence.block.strip("\n"), only=exact))
         checks += _quoted_content(sentence, path)
@@ -253,6 +256,44 @@ def _copies(sentence: Sentence, here: Workspace) -> list[Check]:
     if here.is_file(source) and here.info(target) is None:
         return [FileEquals(target, source)]
     return []
+
+
+_COPYING = re.compile(
+    r"\b(?:cop(?:y|ies|ied|ying)|duplicate[sd]?|back(?:ed)?[\s-]?up|backups?|restored?|"
+    r"identical|same\s+(?:content|contents|as))\b",
+    re.I,
+)
+_SHOWN = re.compile(
+    r"\b(?:example|format|formatted|template|structure|schema|sample|like|such\s+as|e\.g\.|"
+    r"for\s+instance|in\s+the\s+form)\b",
+    re.I,
+)
+"""A block shown as an illustration of the form, not as the content to write."""
+_INPUT_BYTES = 1 << 20
+
+
+def _not_copies(
+    instruction: str, said: list[Sentence], new_files: set[str], here: Workspace, found: list[Check]
+) -> list[Check]:
+    """Each new file is not a named input, nor the instruction's illustration of it, copied;
+    unless the instruction speaks of copies at all (a backup, a restored file, "identical"), or
+    demands the block's text in the file."""
+    if not new_files or _COPYING.search(instruction):
+        return []
+    named = dict.fromkeys(p for s in said for p in s.paths)
+    texts = ((p, read_text(here.sandbox, p, _INPUT_BYTES)) for p in named)
+    inputs = [(p, fingerprints(t)) for p, t in texts if t and t.strip()]
+    demanded = {(c.path, c.text) for c in found if isinstance(c, FileHasText)}
+    shown: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    for index, output in examples(said, new_files):
+        block = (said[index].block or "").strip("\n")
+        if _SHOWN.search(said[index].text) and (output, block) not in demanded:
+            shown.setdefault(output, []).append((EXAMPLE, fingerprints(block)))
+    return [
+        FileNotACopy(path, sources=(*inputs, *shown.get(path, [])))
+        for path in sorted(new_files)
+        if inputs or shown.get(path)
+    ]
 
 
 def _prints(sentence: Sentence) -> bool:

@@ -1,10 +1,13 @@
-"""The kinds of acceptance checks: what a file must be (there, changed, left alone, a copy, holding
-a text or a number, parsing as a format) and a command that must succeed."""
+"""The kinds of acceptance checks: what a file must be (there, changed, left alone, a copy or not
+a copy of an input, holding a text or a number, parsing as a format) and a command that must
+succeed."""
 
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
+import posixpath
 import re
 import shlex
 import tomllib
@@ -104,6 +107,51 @@ class FileEquals(FileCheck):
     def run(self, ctx: CheckContext) -> Outcome:
         now = digest(read_bytes(ctx.sandbox, self.path))
         return Outcome(now is not None and now == ctx.start.get(self.source), "not the same")
+
+
+def fingerprints(text: str) -> tuple[str, ...]:
+    """A text's fingerprints: of its lines stripped, blank ones left out, and of its JSON
+    value where it is JSON: two texts alike but for spacing or JSON layout share one."""
+    kept = "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    found = [kept]
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = None
+    if isinstance(value, dict | list):
+        found.append(json.dumps(value, sort_keys=True))
+    return tuple(hashlib.sha256(each.encode()).hexdigest() for each in found)
+
+
+@dataclass(frozen=True)
+class FileNotACopy(FileCheck):
+    """A file the work makes is not something it was given, copied: a named input as it was
+    at the start, or the instruction's example of the file (a small model writes the document
+    it was to count, or the example whose values it was to work out, into the answer's file).
+    Spacing and JSON layout aside. An invariant: no file passes it."""
+
+    goal: bool = field(default=False, kw_only=True)
+    sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(what it is, its fingerprints): an input's path, or "the instruction's example"."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} is not a copy of an input or of the instruction's example"
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        text = read_text(ctx.sandbox, self.path)
+        if not text or not text.strip():
+            return Outcome(True)
+        found = set(fingerprints(text))
+        copied = next((what for what, marks in self.sources if found & set(marks)), "")
+        if not copied:
+            return Outcome(True)
+        if copied == EXAMPLE:
+            return Outcome(False, f"it holds {EXAMPLE} as it is: work out the real values")
+        return Outcome(False, f"it holds what {copied} holds")
+
+
+EXAMPLE = "the instruction's example"
 
 
 @dataclass(frozen=True)
@@ -258,6 +306,43 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "csv": _csv,
     "yaml": yaml.safe_load,
 }
+
+
+MAGIC: dict[str, tuple[str, tuple[bytes, ...]]] = {
+    ".png": ("PNG", (b"\x89PNG\r\n\x1a\n",)),
+    ".jpg": ("JPEG", (b"\xff\xd8\xff",)),
+    ".jpeg": ("JPEG", (b"\xff\xd8\xff",)),
+    ".gif": ("GIF", (b"GIF87a", b"GIF89a")),
+    ".pdf": ("PDF", (b"%PDF-",)),
+    ".zip": ("ZIP", (b"PK\x03\x04", b"PK\x05\x06")),
+    ".gz": ("gzip", (b"\x1f\x8b",)),
+    ".tgz": ("gzip", (b"\x1f\x8b",)),
+    ".sqlite": ("SQLite", (b"SQLite format 3\x00",)),
+    ".sqlite3": ("SQLite", (b"SQLite format 3\x00",)),
+}
+"""Binary formats by a file name's extension: their name, and the bytes a file of them
+starts with."""
+
+
+@dataclass(frozen=True)
+class FileIsFormat(FileCheck):
+    """A file of a binary format (an image, an archive) starts as that format does: text
+    written to `plot.png` is no image."""
+
+    @property
+    def name(self) -> str:
+        return f"{self.path} is a {self._format[0]} file"
+
+    @property
+    def _format(self) -> tuple[str, tuple[bytes, ...]]:
+        return MAGIC[posixpath.splitext(self.path)[1].lower()]
+
+    def run(self, ctx: CheckContext) -> Outcome:
+        head = read_bytes(ctx.sandbox, self.path, limit=16)
+        if head is None:
+            return Outcome(False, "no such file")
+        kind, starts = self._format
+        return Outcome(head.startswith(starts), f"it does not start as a {kind} file does")
 
 
 @dataclass(frozen=True)

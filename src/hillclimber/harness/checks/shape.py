@@ -71,21 +71,29 @@ _ITEMS = re.compile(
 def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """The form checks of an instruction's examples and stated line counts."""
     counts = dict(_stated_counts(said, new_files, _ITEMS))
-    for index, sentence in enumerate(said):
-        if not sentence.block or not _about_the_result(said, index):
-            continue
+    for index, output in examples(said, new_files):
         if any(_ILLUSTRATIVE.search(later.text) for later in said[index + 1 : index + 3]):
             continue  # "the actual field names will be different"
-        output = _output(said, index, new_files)
-        if output is None or sentence.language not in _DATA_LANGUAGES or _is_code(output):
-            continue
-        yield from _example_checks(sentence.block, output, _json_wanted(said, index, output),
+        block = said[index].block or ""
+        yield from _example_checks(block, output, _json_wanted(said, index, output),
                                    counts.get(output))  # fmt: skip
     for output, lines in _stated_counts(said, new_files, _LINES):
         if not _is_code(output):  # "prints exactly 4 lines" of a script: its output's
             yield FileLineCount(output, lines)
     yield from _orders(said, new_files)
     yield from _stated_headers(said, new_files)
+
+
+def examples(said: list[Sentence], new_files: set[str]) -> Iterator[tuple[int, str]]:
+    """(index of the sentence, the new file) of each block that shows the form of a result
+    file: after a sentence about a form, not the input, of data (not a program's code), and
+    not the very text to write ("exactly:")."""
+    for index, sentence in enumerate(said):
+        if not sentence.block or sentence.quotes_content or not _about_the_result(said, index):
+            continue
+        output = _output(said, index, new_files)
+        if output is not None and sentence.language in _DATA_LANGUAGES and not _is_code(output):
+            yield index, output
 
 
 def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:

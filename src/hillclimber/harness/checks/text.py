@@ -11,6 +11,10 @@ from hillclimber.harness.instruction import named_paths
 _FENCE = re.compile(r"```([^\n]*)\n(.*?)\n?```", re.DOTALL)
 _CODE = re.compile(r"`([^`\n]+)`")
 _BULLET = re.compile(r"[-*•]\s|\d+[.)]\s")
+_CONTENT = re.compile(
+    r"(?:exactly|these (?:\w+ )?lines|this line|this text|only line is|contents?|containing)\s*:$",
+    re.I,
+)
 _SPLIT = re.compile(r"(?<=[.!?;])\s+(?=[A-Z`/(\"'])|\n\s*\n|\n(?=\s*[-*•]\s)")
 
 
@@ -30,6 +34,12 @@ class Sentence:
     @property
     def lower(self) -> str:
         return self.text.lower()
+
+    @property
+    def quotes_content(self) -> bool:
+        """Whether its block is the text to write ("whose only line is exactly:", "with these
+        lines:"), not an example of a form."""
+        return self.block is not None and _CONTENT.search(" ".join(self.text.split())) is not None
 
     def has(self, *words: str) -> bool:
         """Whether it holds any of `words` as whole words (case-insensitive)."""
