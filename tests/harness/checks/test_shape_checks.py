@@ -211,6 +211,35 @@ def test_a_stated_number_of_lines(
     assert outcome(check, tmp_path, wrong) == (False, why)
 
 
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "Save the strings to /app/out.txt, one string per line.\n\n- The output file contains "
+        "exactly 4 unique strings\n- Exactly 3 strings are ASCII",
+        "Write /app/out.txt with one host per line. The list has exactly four hosts.",
+        "Write the report /app/out.txt, one user per line; it must contain exactly 4 users.",
+    ],
+)
+def test_a_count_of_the_things_listed_one_per_line(instruction: str, tmp_path: Path) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLineCount)]
+    assert check.lines == 4
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        # a line's count, not the file's
+        "Write one username per line to /app/u.txt.\n- Each line contains exactly one username",
+        # a count of a kind among the lines, not of them
+        "Write one string per line to /app/s.txt. Exactly 8 strings are identified as ASCII.",
+        # no thing per line said
+        "Write the users to /app/u.txt. It must contain exactly 4 users.",
+    ],
+)
+def test_no_line_count_from_a_count_of_other_things(instruction: str, tmp_path: Path) -> None:
+    assert not [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileLineCount)]
+
+
 def test_a_csv_example_gives_its_header(tmp_path: Path) -> None:
     instruction = (
         "Write the table to /app/out.csv.\n\nExample output format:\n```\n"

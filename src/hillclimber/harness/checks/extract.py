@@ -259,7 +259,7 @@ def _copies(sentence: Sentence, here: Workspace) -> list[Check]:
 
 
 _COPYING = re.compile(
-    r"\b(?:cop(?:y|ies|ied|ying)|duplicate[sd]?|back(?:ed)?[\s-]?up|backups?|restored?|"
+    r"\b(?:cop(?:y|ies|ied|ying)|back(?:ed)?[\s-]?up|backups?|restored?|"
     r"identical|same\s+(?:content|contents|as))\b",
     re.I,
 )

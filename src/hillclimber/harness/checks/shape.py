@@ -77,7 +77,8 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
         block = said[index].block or ""
         yield from _example_checks(block, output, _json_wanted(said, index, output),
                                    counts.get(output))  # fmt: skip
-    for output, lines in _stated_counts(said, new_files, _LINES):
+    stated = [*_stated_counts(said, new_files, _LINES), *_counted_lines(said, new_files)]
+    for output, lines in dict(stated).items():
         if not _is_code(output):  # "prints exactly 4 lines" of a script: its output's
             yield FileLineCount(output, lines)
     yield from _orders(said, new_files)
@@ -170,6 +171,30 @@ def _stated_counts(
         count = int(word) if word.isdigit() else _NUMBERS[word]
         if output is not None and count > 0:
             yield output, count
+
+
+_PER_LINE = re.compile(r"\bone\s+(?P<noun>[a-z]{3,20})\s+per\s+line\b", re.I)
+_A_LINE = re.compile(r"\b(?:each|every)\s+(?:line|row|entry|record)\b", re.I)
+_HOLDS = r"\b(?:contains?|containing|has|have|holds?|lists?|with)\s+exactly\s+"
+
+
+def _counted_lines(said: list[Sentence], new_files: set[str]) -> Iterator[tuple[str, int]]:
+    """ "one string per line" and "the file contains exactly 15 (unique) strings", both of one
+    new file: that many lines."""
+    nouns: dict[str, str] = {}
+    for index, sentence in enumerate(said):
+        output = _output(said, index, new_files)
+        for match in _PER_LINE.finditer(sentence.text):
+            if output is not None and not _INPUT.search(sentence.text):
+                nouns[match.group("noun").lower()] = output
+    for index, sentence in enumerate(said):
+        if _A_LINE.search(sentence.text):
+            continue  # "each line contains exactly one username": a line's, not the file's
+        for noun, output in nouns.items():
+            held = re.search(rf"{_HOLDS}{_N}\s+(?:\w+\s+)?{noun}s?\b", sentence.text, re.I)
+            if held and _output(said, index, new_files) == output:
+                word = held.group("n").lower()
+                yield output, int(word) if word.isdigit() else _NUMBERS[word]
 
 
 # -- JSON examples ----------------------------------------------------------------------------
