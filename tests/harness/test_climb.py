@@ -10,7 +10,7 @@ import pytest
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult
 from hillclimber.harness.climbing.reasking import Target
 from hillclimber.harness.climbing.step import Candidate, Climb, FileState, pick, targets
-from hillclimber.harness.climbing.workspace import fits, lines_lost, restored
+from hillclimber.harness.climbing.workspace import fits, kept_files, lines_lost, restored
 from hillclimber.verify.verifier import Evaluation
 
 from conftest import host_sandbox
@@ -26,7 +26,7 @@ def candidate(
 ) -> Candidate:
     return Candidate(
         ToolCall(name=name), "", success, passing, 4, lost=lost, origin=origin,
-        weak=weak[0], weak_total=weak[1],
+        weak=weak[0], weak_total=weak[1], borrowed=origin in ("tool", "plan"),
     )  # fmt: skip
 
 
@@ -56,6 +56,22 @@ def test_the_workspace_is_put_back_when_the_attempt_raises(tmp_path: Path) -> No
         (root / "a.txt").unlink()
         raise RuntimeError("boom")
     assert (root / "a.txt").read_text() == "a"
+
+
+def test_the_files_a_task_names_elsewhere_are_put_back(tmp_path: Path) -> None:
+    """The files a task names outside its working folder (an answer under /solution, an input
+    under /data) are put back after a try too: a changed one, one made where none was, a
+    folder made where none was."""
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "input.db").write_bytes(b"SQLite format 3\x00rows")
+    paths = ["/app/input.db", "/app/answer.txt", "/app/restore/db"]
+    with kept_files(sandbox, paths):
+        (root / "input.db").write_text("CREATE TABLE t (a);\n")
+        (root / "answer.txt").write_text("42\n")
+        (root / "restore" / "db").mkdir(parents=True)
+        (root / "restore" / "db" / "f").write_text("x")
+    assert (root / "input.db").read_bytes() == b"SQLite format 3\x00rows"
+    assert not (root / "answer.txt").exists() and not (root / "restore" / "db").exists()
 
 
 def test_large_workspaces_are_not_copied(tmp_path: Path) -> None:
@@ -108,11 +124,17 @@ def test_a_gain_of_weak_checks_only_does_not_replace_the_models_harmless_call() 
     assert pick([look, garbage], 1) is look
     answer = candidate("write_file", 4, origin="tool", weak=(2, 2))
     assert pick([look, garbage, answer], 1) is answer
-    # a weak gain stays a gain where the model's call is refused, damages, or fails
+    # another tool's weak gain is not applied where the model's call damages or fails either
+    # (on unseen tasks it was the instruction's example, or a stub, written to pass "exists");
+    # where the model's call is refused, it is
     assert pick([look, garbage], 1, own=False) is garbage
     damage = candidate("edit_file", 1, lost=3, weak=(0, 2))
-    assert pick([damage, garbage], 1) is garbage
-    assert pick([candidate("run_command", 1, False, weak=(0, 2)), garbage], 1) is garbage
+    assert pick([damage, garbage], 1) is None
+    failed = candidate("run_command", 1, False, weak=(0, 2))
+    assert pick([failed, garbage], 1) is failed
+    # a reading of the model's own failed call is what it meant: its weak gain is applied
+    meant = candidate("write_file", 2, origin="reading", weak=(1, 2))
+    assert pick([failed, meant], 1) is meant
     # where every check is weak, weak checks are all there is to climb on
     assert (
         pick(

@@ -18,6 +18,11 @@ def test_checking_is_offered_only_where_there_are_checks() -> None:
     assert "verify_progress" not in names("full", LoopState(), checks=False)
 
 
+def test_checking_is_not_offered_where_the_checks_run_after_every_change() -> None:
+    assert "verify_progress" not in names("climber", LoopState(), checks=True)
+    assert "verify_progress" in names("climber", LoopState(), checks=True, auto_verify=False)
+
+
 def test_after_an_unchecked_write_only_checking_is_offered() -> None:
     state = LoopState(calls=[ToolCall(name="write_file", arguments={"path": "a", "content": ""})])
     after = names("climber", state, checks=True, auto_verify=False)

@@ -42,6 +42,7 @@ from hillclimber.harness.recording.events import (
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.models.base import Model
 from hillclimber.sandbox.files import exists, read_text
+from hillclimber.shell.command import inside
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -334,7 +335,13 @@ class AgentLoop:
         env = self.env
         assert env.verify is not None
         return ClimbStep(
-            Climb(env.sandbox, env.workdir, partial(execute, env=env), env.verify),
+            Climb(
+                env.sandbox,
+                env.workdir,
+                partial(execute, env=env),
+                env.verify,
+                elsewhere=[p for p in self.named if not inside(p, [env.workdir])],
+            ),
             self.asker,
             candidates=self.config.climbing.candidates,
             forgiving=self.config.ask.forgiving_parser,

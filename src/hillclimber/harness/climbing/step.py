@@ -38,6 +38,7 @@ from hillclimber.harness.climbing.workspace import (
     FileState,
     file_states,
     fits,
+    kept_files,
     lines_lost,
     named_folders,
     restored,
@@ -75,6 +76,9 @@ class Candidate:
     weak_total: int = 0
     """Of the checks passing, and of all, those that only show a file is there, parses or
     changed (`Evaluation.weak_passing`)."""
+    borrowed: bool = False
+    """Not the model's own call nor a reading of it: another tool's answer, a step of its plan,
+    or a reading of those."""
 
     @property
     def strong(self) -> int:
@@ -100,18 +104,21 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     """The candidate to apply, or None when nothing is worth applying.
 
     Of those that pass more tests than now, the one that passes the most that show more than a
-    file being there, then the most in all, then the one that removes the fewest lines, then
-    the first — unless all it gains on the model's own harmless call is such weak checks
-    (`weak_gain`). Otherwise a step that gains nothing: when the model's own call (the first,
-    when `own`) failed, a reading of it that succeeds and keeps every test and line (what the
-    model meant), else the failed call (its error is worth showing); the model's call if it
-    keeps every test and every existing line; else the first candidate that does both. A step
-    that gains no test may not remove lines: the tests cannot tell a fix on the way from
-    damage, and a tiny model's are mostly damage. When the model's own call was refused (`own`
-    False) only a candidate that gains tests is applied."""
+    file being there, then the most in all, then the one that removes the fewest lines, then the
+    first — unless all it gains on the model's own harmless call is such weak checks
+    (`weak_gain`); another tool's answer or a plan step whose gain is only such checks is never
+    applied (`_borrowed_weak_gain`). Otherwise a step that gains nothing: when the model's own
+    call (the first, when `own`) failed, a reading of it that succeeds and keeps every test and
+    line (what the model meant), else the failed call (its error is worth showing); the model's
+    call if it keeps every test and every existing line; else the first candidate that does
+    both. A step that gains no test may not remove lines: the tests cannot tell a fix on the way
+    from damage, and a tiny model's are mostly damage. When the model's own call was refused
+    (`own` False) only a candidate that gains tests is applied."""
     if not candidates:
         return None
     first = candidates[0]
+    if own:
+        candidates = [c for c in candidates if not _borrowed_weak_gain(c, first, passing_now)]
     gains = [c for c in candidates if c.success and c.passing > passing_now]
     if gains:
         best = max(gains, key=Candidate.rank)
@@ -126,6 +133,13 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     if harmless(first, passing_now):
         return first
     return next((c for c in candidates if harmless(c, passing_now)), None)
+
+
+def _borrowed_weak_gain(candidate: Candidate, own: Candidate, passing_now: int) -> bool:
+    """Another tool's answer, a plan step or a reading of those, that gains on the model's own
+    call only weak checks: on unseen tasks those were mostly the instruction's example, or a
+    stub program, written to pass "exists"."""
+    return candidate.borrowed and candidate.passing > passing_now and weak_gain(candidate, own)
 
 
 def weak_gain(best: Candidate, own: Candidate) -> bool:
@@ -174,9 +188,12 @@ class Climb:
         workspace: str,
         execute: Callable[[ToolCall], ToolResult],
         verify: Callable[[], Evaluation],
+        elsewhere: Collection[str] = (),
     ) -> None:
         self.sandbox = sandbox
         self.workspace = workspace
+        self.elsewhere = elsewhere
+        """The files the task names outside the workspace: put back after each try too."""
         self.execute = execute
         self.verify = verify
         self.verifications = 0
@@ -196,9 +213,14 @@ class Climb:
             self.why_off = f"the tests take {evaluation.duration_sec:.0f}s a run"
         return evaluation
 
-    def attempt(self, call: ToolCall, text: str, origin: str = "model") -> Candidate:
+    def attempt(
+        self, call: ToolCall, text: str, origin: str = "model", *, borrowed: bool = False
+    ) -> Candidate:
         """Apply `call`, run the tests, and put the workspace back."""
-        with restored(self.sandbox, self.workspace) as saved:
+        with (
+            restored(self.sandbox, self.workspace) as saved,
+            kept_files(self.sandbox, self.elsewhere),
+        ):
             result = self.execute(call)
             # counted before the tests, which may write too
             lost = lines_lost(saved, self.sandbox, self.workspace)
@@ -215,6 +237,7 @@ class Climb:
             evaluation.label,
             evaluation.weak_passing,
             evaluation.weak_total,
+            borrowed or origin in ("tool", "plan"),
         )
 
 
@@ -343,7 +366,9 @@ class ClimbStep:
             tried.append(self.climb.attempt(call, text, origin=origin))
         for reading in readings(call, self._read, folders):
             if self._safe(reading) and all(c.call != reading for c in tried):
-                tried.append(self.climb.attempt(reading, text, origin="reading"))
+                tried.append(
+                    self.climb.attempt(reading, text, origin="reading", borrowed=origin != "model")
+                )
 
     def _safe(self, call: ToolCall) -> bool:
         """Whether a candidate may run at all: no guard refuses it."""

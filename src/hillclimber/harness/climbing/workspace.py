@@ -1,10 +1,11 @@
 """The workspace as climbing sees it: small enough to copy per candidate, put back exactly after
-each try, what a try destroyed (lines of existing files), and what is at the paths the task
-names."""
+each try (with the files the task names outside it), what a try destroyed (lines of existing
+files), and what is at the paths the task names."""
 
 from __future__ import annotations
 
 import posixpath
+import shlex
 from collections import Counter
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
@@ -43,6 +44,37 @@ def restored(sandbox: Sandbox, root: str) -> Iterator[Snapshot]:
     finally:
         snapshot.restore()
         snapshot.discard()
+
+
+@contextmanager
+def kept_files(
+    sandbox: Sandbox, paths: Collection[str], max_bytes: int = 8 << 20
+) -> Iterator[None]:
+    """Whatever happens inside, each file of `paths` is put back: its bytes, or no file where
+    there was none. For the files a task names outside its working folder (an answer under
+    /solution, an input under /data), which the workspace's copy does not hold. A folder, or a
+    file larger than `max_bytes`, is not kept."""
+    saved: dict[str, bytes | None] = {}
+    for path in paths:
+        try:
+            found = sandbox.stat(path)
+            if found is None:
+                saved[path] = None
+            elif found.kind == "file" and not found.link and found.size <= max_bytes:
+                saved[path] = sandbox.read_file(path)
+        except (OutsideSandbox, OSError):
+            continue
+    try:
+        yield
+    finally:
+        for path, data in saved.items():
+            try:
+                if data is None and sandbox.stat(path) is not None:
+                    sandbox.run(f"rm -rf -- {shlex.quote(path)}", timeout=30)
+                elif data is not None and read_bytes(sandbox, path) != data:
+                    sandbox.write_file(path, data)
+            except (OutsideSandbox, OSError):
+                continue
 
 
 def lines_lost(before: Snapshot, sandbox: Sandbox, root: str, max_bytes: int = 1 << 20) -> int:

@@ -82,7 +82,8 @@ class Gate:
         message = f"Verification failed ({evaluation.summary()}): the task is NOT done."
         if self.settings.show_failing_checks and evaluation.digest:
             message += f" Failing: {clip(evaluation.digest, 300)}"
-        return Told("failed", message + " Fix it, then call task_complete again.", evaluation)
+        then = " again" if reason == "task_complete" else ""  # the harness checked by itself
+        return Told("failed", f"{message} Fix it, then call task_complete{then}.", evaluation)
 
     def inconclusive(
         self, evaluation: Evaluation, reason: str, turn: int, *, last_chance: bool
