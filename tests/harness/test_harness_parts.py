@@ -162,6 +162,9 @@ def test_plan_from_answers_and_its_state() -> None:
     broken = Plan.from_answer('{"steps": ["one", "two"')
     assert [s.text for s in broken.steps] == ["one", "two"]
     assert [s.text for s in Plan.from_answer("no json at all").steps] == ["Do the task"]
+    said = '{"steps": ["read_file", "cat a.txt", "read_file", "cat a.txt", " run_command "]}'
+    assert [s.text for s in Plan.from_answer(said).steps] == ["cat a.txt"]
+    assert [s.text for s in Plan.from_answer('["read_file"]').steps] == ["Do the task"]
 
 
 # -- tools ----------------------------------------------------------------------------------

@@ -25,6 +25,11 @@ def test_a_trailing_full_stop_is_not_part_of_the_name() -> None:
     assert named_paths("Write the count to count.txt.") == ["/app/count.txt"]
 
 
+def test_numbers_versions_and_abbreviations_are_no_file_names() -> None:
+    text = "Set it, e.g. ratio=1.40 (i.e. v2.0.1 of the spec) in policy.json; see /usr/lib/x.so.6."
+    assert named_paths(text) == ["/app/policy.json", "/usr/lib/x.so.6"]
+
+
 @pytest.mark.parametrize(
     ("text", "protected"),
     [

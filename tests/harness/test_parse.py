@@ -415,3 +415,20 @@ def test_random_fragments_never_raise(seed: int) -> None:
         assert isinstance(result, ParsedCall | ParseFailure)
         if isinstance(result, ParsedCall):
             TOOLS[result.call.name].args.model_validate(result.call.arguments)
+
+
+def test_a_regexs_word_boundary_is_not_a_backspace() -> None:
+    """`"\\b"` in JSON decodes to a backspace; the model meant the regex's `\\b`."""
+    text = r'{"name": "run_command", "arguments": {"command": "grep -oP \"\bGET\b\" a.log"}}'
+    assert parsed(text).call.arguments == {"command": r'grep -oP "\bGET\b" a.log'}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "run_command", "arguments": ["python3", "-c", "print(1 + 1)"]}',
+        '{"name": "run_command", "arguments": {"command": ["python3", "-c", "print(1 + 1)"]}}',
+    ],
+)
+def test_a_command_given_as_a_list_of_words_is_that_command(text: str) -> None:
+    assert parsed(text).call.arguments == {"command": "python3 -c 'print(1 + 1)'"}

@@ -30,11 +30,18 @@ path)."""
 
 def named_paths(text: str, workdir: str = APP) -> list[str]:
     """The paths `text` names, as sandbox paths (relative ones in `workdir`), in order, each
-    once."""
+    once; not a number or version (`1.40`, `v2.0.1`) nor an abbreviation (`e.g.`) read as a
+    file name."""
     found: dict[str, None] = {}
     for match in NAMED.findall(text):
-        found[posixpath.normpath(posixpath.join(workdir, match.rstrip(".")))] = None
+        name = match.rstrip(".")
+        if _NOT_A_NAME.match(name) or ("/" not in name and name.rsplit(".", 1)[-1].isdigit()):
+            continue
+        found[posixpath.normpath(posixpath.join(workdir, name))] = None
     return list(found)
+
+
+_NOT_A_NAME = re.compile(r"^(?:e\.g|i\.e|a\.k\.a)$", re.I)
 
 
 FORBID = re.compile(

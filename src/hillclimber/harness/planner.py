@@ -13,6 +13,7 @@ from typing import Literal
 
 import json_repair
 
+from hillclimber.harness.acting.tools import TOOLS
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.models.base import CompletionRequest, Message, OutputConstraint
@@ -56,17 +57,16 @@ class Plan:
 
     @classmethod
     def from_answer(cls, text: str) -> Plan:
-        """Steps from the supervisor's answer; forgiving of broken JSON; never empty."""
+        """Steps from the supervisor's answer, each once and none a tool's bare name;
+        forgiving of broken JSON; never empty."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
             data = json_repair.loads(text)
         raw = data.get("steps") if isinstance(data, dict) else data
-        items = (
-            [clip(str(s), 160) for s in raw or [] if str(s).strip()]
-            if isinstance(raw, list)
-            else []
-        )
+        texts = [clip(str(s).strip(), 160) for s in raw] if isinstance(raw, list) else []
+        # a tool's name alone ("read_file" six times) is no step; nor is a step said again
+        items = list(dict.fromkeys(t for t in texts if t and t not in TOOLS))
         if not items:
             items = ["Do the task"]
         return cls([PlanStep(t) for t in items[:MAX_STEPS]])

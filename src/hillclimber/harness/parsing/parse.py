@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -284,6 +285,8 @@ def _map_arguments(
 ) -> dict[str, Any]:
     """To the tool's parameter names: positional in order, exact names first, then case
     variants and aliases (`p`→`path`); arguments beside `name` fill gaps; unknown ones drop."""
+    if isinstance(given, list) and _argv(tool, given):
+        given = {tool.params[0]: given}  # ["python3", "-c", "…"]: one command, not three values
     if isinstance(given, list):
         given = dict(zip(tool.params, given, strict=False))
     arguments: dict[str, Any] = {}
@@ -296,11 +299,28 @@ def _map_arguments(
     return arguments
 
 
+def _argv(tool: ToolSpec, given: list[Any]) -> bool:
+    """A list of words given to a tool that takes one command."""
+    words = all(isinstance(word, str) for word in given) and len(given) > len(tool.params)
+    return words and tool.params[:1] == ["command"]
+
+
+_CONTROLS = str.maketrans({"\b": "\\b", "\f": "\\f"})
+r"""JSON's `\b` and `\f` decode to a backspace and a form feed, which no command or file
+means: the model wrote a regex's `\b` (`grep -oP '\bword\b'`) without doubling it."""
+
+
 def _coerce(tool: ToolSpec, name: str, value: Any) -> Any:
-    """Text fields take text: an object written as `content` becomes its JSON. Numbers given
-    as strings for int fields are coerced by pydantic's lax mode."""
+    r"""Text fields take text: an object written as `content` becomes its JSON, a list of words
+    given as a `command` the command they make; a backspace or form feed is the `\b` or `\f`
+    the model meant. Numbers given as strings for int fields are coerced by pydantic's lax
+    mode."""
+    if isinstance(value, str):
+        return value.translate(_CONTROLS)
     annotation = tool.args.model_fields[name].annotation
     wants_text = str in (annotation, *getattr(annotation, "__args__", ()))
+    if name == "command" and isinstance(value, list) and all(isinstance(w, str) for w in value):
+        return shlex.join(value)
     if wants_text and not isinstance(value, str):
         indent = 2 if isinstance(value, dict | list) else None
         return json.dumps(value, indent=indent, ensure_ascii=False)
