@@ -235,6 +235,13 @@ def test_writes_inside_app_are_allowed(path: str) -> None:
     assert only("workspace_bounds", write(path)).action == "allow"
 
 
+def test_an_input_outside_the_working_folder_is_said_to_be_one() -> None:
+    inputs = {"/investigation/access.log": "GET /login\n"}
+    verdict = only("workspace_bounds", write("/investigation/access.log"), read=inputs.get)
+    assert verdict.action == "deny"
+    assert verdict.suggestion.startswith("It is an input: read it")
+
+
 def test_reads_may_look_anywhere() -> None:
     assert only("workspace_bounds", call("read_file", path="/etc/os-release")).action == "allow"
 

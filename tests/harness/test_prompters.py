@@ -61,5 +61,5 @@ def test_the_rules_name_the_tasks_own_working_folder(kind: str) -> None:
     prompter.workdir = "/workspace"
     view = TurnView(instruction="Write out.txt.", tools=TOOLS, history=[], turn=1, max_turns=5)
     system = prompter.build(view)[0].content
-    assert "the task's files are in /workspace, your working directory" in system
+    assert "your working directory is /workspace; a relative path is a path in it" in system
     assert "/app" not in system

@@ -28,12 +28,13 @@ def workspace_bounds(call: ToolCall, situation: Situation) -> Verdict | None:
         raw = str(call.arguments.get("path", ""))
         path = situation.target(call)
         if not inside(path, situation.places()):
-            return deny(
-                "workspace_bounds",
-                f"{raw} is outside {workdir}",
-                f"Write the task's files under {workdir}, e.g. "
-                f"{posixpath.join(workdir, posixpath.basename(path))}.",
+            instead = (
+                "It is an input: read it, and write what the task asks for where it says."
+                if situation.read(path) is not None
+                else f"Write the task's files under {workdir}, e.g. "
+                f"{posixpath.join(workdir, posixpath.basename(path))}."
             )
+            return deny("workspace_bounds", f"{raw} is outside {workdir}", instead)
     if call.name == "run_command":
         script = str(call.arguments.get("command", ""))
         found = next(command_writes(script, situation.places()), None)

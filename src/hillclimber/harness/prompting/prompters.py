@@ -27,10 +27,9 @@ from hillclimber.sandbox import APP
 
 FORMAT = 'Answer with exactly ONE tool call as JSON: {"name": "<tool>", "arguments": {...}}'
 
-PATHS_REAL = (
-    "PATHS: the task's files are in {workdir}, your working directory. {workdir}/x and x are the "
-    "same file."
-)
+PATHS_REAL = "PATHS: your working directory is {workdir}; a relative path is a path in it."
+"""No example path: a small model wrote to `/app/x` itself, and the task's inputs may be in
+other folders."""
 PATHS_LOCAL = (
     "PATH RULES: your workspace is the current directory. When the task says /app/foo, use "
     "foo or ./foo. Never write outside the workspace."
