@@ -9,7 +9,14 @@ import pytest
 
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult
 from hillclimber.harness.climbing.reasking import Target
-from hillclimber.harness.climbing.step import Candidate, Climb, FileState, pick, targets
+from hillclimber.harness.climbing.step import (
+    Candidate,
+    Climb,
+    FileState,
+    _printed,
+    pick,
+    targets,
+)
 from hillclimber.harness.climbing.workspace import fits, kept_files, lines_lost, restored
 from hillclimber.verify.verifier import Evaluation
 
@@ -235,3 +242,17 @@ def test_a_failing_call_gives_way_to_a_reading_of_it_that_succeeds_and_harms_not
     assert pick([own, other_tool], 1) is own  # only a reading says what the model meant
     damaging = candidate("run_command", 1, lost=3, origin="reading")
     assert pick([own, damaging], 1) is own
+
+
+def test_what_a_command_tried_and_not_applied_printed_is_shown() -> None:
+    """The plan's `grep` found the setting the task asks about; the model never ran it."""
+    write = candidate("write_file", 2)
+    grep = Candidate(
+        ToolCall(name="run_command", arguments={"command": "grep timeout nginx.conf"}),
+        "", True, 1, 4, output="proxy_read_timeout 60s;\n", origin="plan",
+    )  # fmt: skip
+    silent = Candidate(ToolCall(name="run_command", arguments={"command": "true"}), "", True, 1, 4)
+    assert _printed([write, silent, grep], write) == (
+        "Tried too, not applied: `grep timeout nginx.conf` printed:\nproxy_read_timeout 60s;"
+    )
+    assert _printed([write, grep], grep) == "" and _printed([write], write) == ""

@@ -183,6 +183,8 @@ class AgentLoop:
         if refusal is not None:
             self.state.refused(refusal)
             self.prompter.record(answer.text, refusal)
+        if self.climb.seen:
+            self.state.feedback.append(self.climb.seen)
         return (chosen.call, chosen.text) if chosen is not None else None
 
     # -- one turn's parts -------------------------------------------------------------------

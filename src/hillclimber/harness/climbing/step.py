@@ -46,6 +46,7 @@ from hillclimber.harness.climbing.workspace import (
 from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan
+from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
 from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import Evaluation
@@ -140,6 +141,19 @@ def _borrowed_weak_gain(candidate: Candidate, own: Candidate, passing_now: int) 
     call only weak checks: on unseen tasks those were mostly the instruction's example, or a
     stub program, written to pass "exists"."""
     return candidate.borrowed and candidate.passing > passing_now and weak_gain(candidate, own)
+
+
+def _printed(tried: Sequence[Candidate], chosen: Candidate | None) -> str:
+    """The output of the first command tried that succeeded, printed something and is not the
+    one applied: a line of feedback."""
+    for candidate in tried:
+        command = candidate.call.arguments.get("command")
+        if candidate is chosen or not command or not candidate.success:
+            continue
+        if candidate.output.strip():
+            shown = first_lines(candidate.output.strip("\n"), 8, 400)
+            return f"Tried too, not applied: `{clip(str(command), 100)}` printed:\n{shown}"
+    return ""
 
 
 def weak_gain(best: Candidate, own: Candidate) -> bool:
@@ -270,6 +284,9 @@ class ClimbStep:
         """The turn's, for the guards: a candidate that would be refused is not tried (quietly:
         no feedback, no count)."""
         self.events = events
+        self.seen = ""
+        """What a command tried this turn, not applied, printed: the model sees it next turn
+        (the plan's `grep` found the setting the task asks about; the model never ran it)."""
 
     def choose(
         self,
@@ -312,6 +329,7 @@ class ClimbStep:
                 continue
             self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
         chosen = pick(tried, passing, own=own)
+        self.seen = _printed(tried, chosen)
         self.events.emit(
             CandidatesTried(
                 turn,
