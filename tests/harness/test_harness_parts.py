@@ -178,6 +178,15 @@ def test_truncation_marks_what_was_cut() -> None:
     assert out.startswith("line 0") and out.rstrip().endswith("line 4999")
 
 
+def test_truncation_keeps_whole_lines_and_says_how_many() -> None:
+    """Long lines cut at the character budget: no line is shown broken in two."""
+    text = "\n".join(f"line {i} " + "word " * 30 for i in range(129))
+    out, meta = truncate(text, 40, 3000)
+    shown = [line for line in out.splitlines() if not line.startswith("[output truncated")]
+    assert all(line.startswith("line ") and line.endswith("word ") for line in shown)
+    assert "showing first 12 and last 6 of 129 lines" in out and meta["lines_shown"] == 18
+
+
 def test_a_file_larger_than_the_output_is_read_in_pieces(tmp_path: Path) -> None:
     """Head and tail hid the middle of a long input; a piece says where the next one starts,
     and reading on from there reaches every line."""

@@ -204,8 +204,11 @@ def truncate(
     budget = max_chars - 120
     if len(body_head) + len(body_tail) > budget:
         keep_head = budget * 2 // 3
-        body_head = body_head[:keep_head]
-        body_tail = body_tail[-(budget - keep_head) :] if body_tail else ""
+        body_head = _whole_lines(body_head[: keep_head + 1], keep_end=False)
+        body_tail = _whole_lines(body_tail[-(budget - keep_head) - 1 :], keep_end=True)
+        if tail or body_head.count("\n") + 1 < len(head):
+            head = body_head.splitlines() or head[:0]
+            tail = body_tail.splitlines() if tail else []
     shown = len(head) + len(tail)
     marker = (
         f"[output truncated: showing first {len(head)} and last {len(tail)} of {len(lines)} lines]"
@@ -215,3 +218,11 @@ def truncate(
     meta["lines_shown"] = shown
     out = body_head + "\n" + marker + ("\n" + body_tail if body_tail else "")
     return out, meta
+
+
+def _whole_lines(piece: str, *, keep_end: bool) -> str:
+    """A cut piece of text without its broken line (the one cut at the piece's start, or its
+    end); a piece of one line is cut where it is."""
+    if "\n" not in piece:
+        return piece
+    return piece.split("\n", 1)[1] if keep_end else piece.rsplit("\n", 1)[0]
