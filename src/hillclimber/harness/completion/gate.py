@@ -82,8 +82,11 @@ class Gate:
         message = f"Verification failed ({evaluation.summary()}): the task is NOT done."
         if self.settings.show_failing_checks and evaluation.digest:
             message += f" Failing: {clip(evaluation.digest, 300)}"
-        then = " again" if reason == "task_complete" else ""  # the harness checked by itself
-        return Told("failed", f"{message} Fix it, then call task_complete{then}.", evaluation)
+        if reason == "task_complete":
+            message += " Fix it, then call task_complete again."
+        else:  # the harness checked by itself: naming task_complete, it was called next
+            message += " Fix it."
+        return Told("failed", message, evaluation)
 
     def inconclusive(
         self, evaluation: Evaluation, reason: str, turn: int, *, last_chance: bool
