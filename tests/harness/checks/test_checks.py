@@ -93,6 +93,16 @@ EXAMPLE_COPIES = [
         "config_path|ASCII\nApplication Title|UTF-16LE\n```",
         "config_path|ASCII\n\nApplication Title|UTF-16LE\n",
     ),
+    (  # "with exactly these fields per …": the structure, its values made up
+        "Save the data to `/app/inv.json` as a JSON array with exactly these fields per "
+        'invoice:\n\n```json\n[{"file": "a_inv.txt", "total": 12.5}]\n```',
+        '[{"file": "a_inv.txt", "total": 12.5}]',
+    ),
+    (  # restoring a backup is the task; its report's example is still no answer
+        "Restore the archive to /app/db/, then write /app/status.txt.\n\nExample Output "
+        "Format:\n```\nSIZE=524288000\nPRESERVED=yes\n```",
+        "SIZE=524288000\nPRESERVED=yes\n",
+    ),
 ]
 
 
@@ -121,6 +131,7 @@ def test_a_new_file_that_is_the_instructions_example_copied_fails(
         "Write the sum of the numbers to /app/sum.txt.",  # no input named
         # the block is what to write, not an example of it
         "Create /app/hello.txt that should contain exactly:\n```\nHello, world!\n```",
+        "Run the queries. Then `/app/results.txt` should contain:\n```\n15\n18\n30\n```",
     ],
 )
 def test_no_copy_check_where_a_copy_may_be_the_answer(instruction: str, tmp_path: Path) -> None:

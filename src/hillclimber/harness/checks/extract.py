@@ -265,22 +265,23 @@ _COPYING = re.compile(
 )
 _SHOWN = re.compile(
     r"\b(?:example|format|formatted|template|structure|schema|sample|like|such\s+as|e\.g\.|"
-    r"for\s+instance|in\s+the\s+form)\b",
+    r"for\s+instance|in\s+the\s+form|fields|keys|columns|per\s+\w+)\b",
     re.I,
 )
-"""A block shown as an illustration of the form, not as the content to write."""
+"""A block shown as an illustration of the form ("with exactly these fields per invoice:"),
+not as the content to write ("should contain:")."""
 _INPUT_BYTES = 1 << 20
 
 
 def _not_copies(
     instruction: str, said: list[Sentence], new_files: set[str], here: Workspace, found: list[Check]
 ) -> list[Check]:
-    """Each new file is not a named input, nor the instruction's illustration of it, copied;
-    unless the instruction speaks of copies at all (a backup, a restored file, "identical"), or
-    demands the block's text in the file."""
-    if not new_files or _COPYING.search(instruction):
+    """Each new file is not a named input copied, unless the instruction speaks of copies at
+    all (a backup, a restored file, "identical"); nor the instruction's illustration of it,
+    unless the block's text is demanded in the file."""
+    if not new_files:
         return []
-    named = dict.fromkeys(p for s in said for p in s.paths)
+    named = [] if _COPYING.search(instruction) else dict.fromkeys(p for s in said for p in s.paths)
     texts = ((p, read_text(here.sandbox, p, _INPUT_BYTES)) for p in named)
     inputs = [(p, fingerprints(t)) for p, t in texts if t and t.strip()]
     demanded = {(c.path, c.text) for c in found if isinstance(c, FileHasText)}
