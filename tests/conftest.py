@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,12 @@ REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 DATA = REPO / "tests" / "data"
 IN_CI = os.environ.get("CI") == "true"
+
+
+def ctrl_c_acts() -> None:
+    """For a child a test stops with Ctrl-C (`preexec_fn`): SIGINT acts in it even where the
+    tests run as a background job, which ignores SIGINT, and its children with it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def require_sandbox(kind: SandboxKind) -> None:

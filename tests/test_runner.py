@@ -27,7 +27,7 @@ from hillclimber.task import (
 )
 from hillclimber.trial import TrialSpec
 
-from conftest import FIXTURES
+from conftest import FIXTURES, ctrl_c_acts
 from conftest import run_config as config
 
 
@@ -246,7 +246,9 @@ def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
 
 def test_interrupt_keeps_finished_trials_and_marks_the_run(tmp_path: Path) -> None:
     argv = _slow_bench(tmp_path, concurrent=2)
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_acts
+    )
     run_dir = _wait_for_trials(tmp_path / "runs" / "r", 2)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)

@@ -17,7 +17,7 @@ from hillclimber.errors import HillclimberError, ModelUnavailable
 from hillclimber.models import CompletionRequest, Message, ModelConfig, embedded, make_model
 from hillclimber.models.serve import Served, embedded_name, serve, server_command
 
-from conftest import IN_CI
+from conftest import IN_CI, ctrl_c_acts
 
 
 @pytest.mark.parametrize(
@@ -79,6 +79,7 @@ def start_serving() -> tuple[subprocess.Popen[str], str]:
         stderr=subprocess.STDOUT,
         text=True,
         start_new_session=True,
+        preexec_fn=ctrl_c_acts,
     )
     assert process.stdout is not None
     first = process.stdout.readline()
