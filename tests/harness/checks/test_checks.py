@@ -7,12 +7,13 @@ import dataclasses
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.checks import build_checks
+from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
 from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.checks.propose import ModelProposer
@@ -30,6 +31,13 @@ def names(instruction: str, files: dict[str, str], tmp_path: Path) -> list[str]:
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)
     return [check.name for check in build_checks(instruction, sandbox).checks]
+
+
+def the_check(kind: str, instruction: str, sandbox: Sandbox) -> tuple[Any, AcceptanceChecks]:
+    """The one check of `kind` built for `instruction`, and the checks it is among."""
+    built = build_checks(instruction, sandbox)
+    [check] = [c for c in built.checks if type(c).__name__ == kind]
+    return check, built
 
 
 def test_a_file_to_create_and_the_line_it_must_hold(tmp_path: Path) -> None:
@@ -65,8 +73,7 @@ def test_a_new_file_that_is_an_input_copied_fails(instruction: str, tmp_path: Pa
     sandbox, root = host_sandbox(tmp_path)
     (root / "lines.txt").write_text("2024-01-02\nnope\n")
     (root / "doc.txt").write_text("two  words\n")
-    built = build_checks(instruction, sandbox)
-    [check] = [c for c in built.checks if type(c).__name__ == "FileNotACopy"]
+    check, built = the_check("FileNotACopy", instruction, sandbox)
     assert not check.goal and check.strength == "weak"
     answer = root / Path(check.path).name
     inputs = [n for n in ("lines.txt", "doc.txt") if f"/app/{n}" in instruction]
@@ -98,6 +105,16 @@ EXAMPLE_COPIES = [
         'invoice:\n\n```json\n[{"file": "a_inv.txt", "total": 12.5}]\n```',
         '[{"file": "a_inv.txt", "total": 12.5}]',
     ),
+    (  # "these keys", "these columns": a structure too
+        "Write the best settings to /app/best.json, an object with exactly these keys:\n```json\n"
+        '{"alpha": 0.73, "beta": 8.2}\n```',
+        '{"beta": 8.2, "alpha": 0.73}\n',
+    ),
+    (
+        "Save the table as /app/top.csv with exactly these columns:\n```\nhost,count\n"
+        "web-1,12\n```",
+        "host,count\nweb-1,12\n",
+    ),
     (  # restoring a backup is the task; its report's example is still no answer
         "Restore the archive to /app/db/, then write /app/status.txt.\n\nExample Output "
         "Format:\n```\nSIZE=524288000\nPRESERVED=yes\n```",
@@ -111,8 +128,7 @@ def test_a_new_file_that_is_the_instructions_example_copied_fails(
     instruction: str, copied: str, tmp_path: Path
 ) -> None:
     sandbox, root = host_sandbox(tmp_path)
-    built = build_checks(instruction, sandbox)
-    [check] = [c for c in built.checks if type(c).__name__ == "FileNotACopy"]
+    check, built = the_check("FileNotACopy", instruction, sandbox)
     (root / Path(check.path).name).write_text(copied)
     outcome = check.run(built.context)
     assert (outcome.passed, outcome.detail) == (
@@ -151,8 +167,7 @@ def test_a_binary_file_to_make_starts_as_its_format_does(
     instruction: str, right: bytes, tmp_path: Path
 ) -> None:
     sandbox, root = host_sandbox(tmp_path)
-    built = build_checks(instruction, sandbox)
-    [check] = [c for c in built.checks if type(c).__name__ == "FileIsFormat"]
+    check, built = the_check("FileIsFormat", instruction, sandbox)
     target = root / check.path.removeprefix("/app/")
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text("cat weights.json\npython plot.py\n")  # a plan, written to the file

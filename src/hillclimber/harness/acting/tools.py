@@ -206,9 +206,7 @@ def truncate(
         keep_head = budget * 2 // 3
         body_head = _whole_lines(body_head[: keep_head + 1], keep_end=False)
         body_tail = _whole_lines(body_tail[-(budget - keep_head) - 1 :], keep_end=True)
-        if tail or body_head.count("\n") + 1 < len(head):
-            head = body_head.splitlines() or head[:0]
-            tail = body_tail.splitlines() if tail else []
+        head, tail = body_head.splitlines(), body_tail.splitlines()
     shown = len(head) + len(tail)
     marker = (
         f"[output truncated: showing first {len(head)} and last {len(tail)} of {len(lines)} lines]"

@@ -123,6 +123,9 @@ def fingerprints(text: str) -> tuple[str, ...]:
     return tuple(hashlib.sha256(each.encode()).hexdigest() for each in found)
 
 
+EXAMPLE = "the instruction's example"
+
+
 @dataclass(frozen=True)
 class FileNotACopy(FileCheck):
     """A file the work makes is not something it was given, copied: a named input as it was
@@ -149,9 +152,6 @@ class FileNotACopy(FileCheck):
         if copied == EXAMPLE:
             return Outcome(False, f"it holds {EXAMPLE} as it is: work out the real values")
         return Outcome(False, f"it holds what {copied} holds")
-
-
-EXAMPLE = "the instruction's example"
 
 
 @dataclass(frozen=True)

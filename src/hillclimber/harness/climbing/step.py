@@ -251,7 +251,7 @@ class Climb:
             evaluation.label,
             evaluation.weak_passing,
             evaluation.weak_total,
-            borrowed or origin in ("tool", "plan"),
+            borrowed,
         )
 
 
@@ -380,13 +380,12 @@ class ClimbStep:
     ) -> None:
         """Try `call` (when `itself`) and the other readings of it (`folders`: the folders the
         task names now)."""
+        borrowed = origin != "model"  # another tool's answer, a plan step, and their readings
         if itself:
-            tried.append(self.climb.attempt(call, text, origin=origin))
+            tried.append(self.climb.attempt(call, text, origin=origin, borrowed=borrowed))
         for reading in readings(call, self._read, folders):
             if self._safe(reading) and all(c.call != reading for c in tried):
-                tried.append(
-                    self.climb.attempt(reading, text, origin="reading", borrowed=origin != "model")
-                )
+                tried.append(self.climb.attempt(reading, text, origin="reading", borrowed=borrowed))
 
     def _safe(self, call: ToolCall) -> bool:
         """Whether a candidate may run at all: no guard refuses it."""
