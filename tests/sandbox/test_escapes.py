@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -83,8 +84,21 @@ def test_a_process_left_with_the_runs_mark_is_found(
     sleeper: tuple[str, subprocess.Popen[bytes]], tmp_path: Path
 ) -> None:
     mark, proc = sleeper
+    deadline = time.monotonic() + 5
     found = lingering(mark, tmp_path)
-    assert any(str(proc.pid) in line for line in found), found
+    while not any(str(proc.pid) in line for line in found) and time.monotonic() < deadline:
+        time.sleep(0.1)  # a loaded machine may not show the child's new command line at once
+        found = lingering(mark, tmp_path)
+    assert any(str(proc.pid) in line for line in found), (found, proc.poll(), _proc_view(proc.pid))
+
+
+def _proc_view(pid: int) -> str:
+    """What /proc says of the child, for the failure message."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text().splitlines()[:3]
+        return f"{status} cmdline={Path(f'/proc/{pid}/cmdline').read_bytes()!r}"
+    except OSError as error:
+        return str(error)
 
 
 def _sample() -> list[Entry]:
