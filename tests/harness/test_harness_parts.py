@@ -262,6 +262,38 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
     assert not ran.success and ran.metadata["exit_code"] == 3 and "x=9" in ran.output
 
 
+@pytest.mark.parametrize(
+    ("path", "content", "written"),
+    [
+        ("r.txt", "```json\nrecoverable=2\nrows=847\n```", "recoverable=2\nrows=847\n"),
+        ("r.csv", "```\na,b\n1,2\n```\n", "a,b\n1,2\n"),
+        ("run.sh", "  ```bash\necho hi\n```", "echo hi\n"),
+    ],
+)
+def test_a_fence_around_the_whole_content_is_not_written(
+    path: str, content: str, written: str, tmp_path: Path
+) -> None:
+    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
+    result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
+    assert result.success and "without the ``` fence" in result.output
+    assert (tmp_path / "workspace" / path).read_text() == written
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("notes.md", "```\ncode\n```\n"),  # Markdown: the fence is text
+        ("r.txt", "before\n```\ncode\n```\n"),  # a fence inside, not around
+        ("r.txt", "```\na\n```\nand\n```\nb\n```\n"),  # two blocks
+    ],
+)
+def test_a_fence_that_is_the_files_own_is_kept(path: str, content: str, tmp_path: Path) -> None:
+    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
+    result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
+    assert result.success and "fence" not in result.output
+    assert (tmp_path / "workspace" / path).read_text() == content
+
+
 def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     env = ToolEnv(sandbox=sandbox)

@@ -10,13 +10,14 @@ import pytest
 
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.base import CheckContext
+from hillclimber.harness.checks.fields import FileHasFields
 from hillclimber.harness.checks.lines import (
     FileHasHeader,
     FileLineCount,
     FileLinesDelimited,
     FileLinesLike,
 )
-from hillclimber.harness.checks.shape import FileHasFields, FileMatchesJson
+from hillclimber.harness.checks.shape import FileMatchesJson
 
 from conftest import host_sandbox
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import posixpath
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -116,9 +117,25 @@ def piece(lines: list[str], max_chars: int, max_lines: int = MAX_LINES) -> list[
     return shown
 
 
+_WRAPPED = re.compile(r"\A\s*```[\w+-]*[ \t]*\n(?P<body>(?:(?!```).)*?\n?)```\s*\Z", re.S)
+MARKUP = (".md", ".markdown", ".mdx", ".rst")
+"""Files where a fence is text: kept as written."""
+
+
+def unfenced(path: str, content: str) -> str | None:
+    """The content without the one Markdown fence around all of it (```json … ```: how small
+    models quote a file, not a part of it), outside Markdown files; None when there is none."""
+    match = _WRAPPED.match(content)
+    if match is None or path.lower().endswith(MARKUP):
+        return None
+    return match.group("body")
+
+
 def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     path = tool_path(args["path"], env)
-    data = str(args["content"]).encode()
+    content = str(args["content"])
+    inner = unfenced(path, content)
+    data = (content if inner is None else inner).encode()
     size = len(data)
     meta: dict[str, Any] = {"path": args["path"], "bytes": size}
     found = env.sandbox.stat(path)
@@ -128,7 +145,8 @@ def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
             True, f"{args['path']} already has exactly this content: nothing changed", meta
         )
     env.sandbox.write_file(path, data)
-    return ToolResult(True, f"Wrote {size} bytes to {args['path']}", meta)
+    dropped = "" if inner is None else " (without the ``` fence around it: it is not the file's)"
+    return ToolResult(True, f"Wrote {size} bytes to {args['path']}{dropped}", meta)
 
 
 def _edit_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:

@@ -48,7 +48,7 @@ from hillclimber.harness.checks.kinds import (
     fingerprints,
 )
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
-from hillclimber.harness.checks.shape import examples, shape_checks
+from hillclimber.harness.checks.shape import examples, literal, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.instruction import FORBID, protected_files
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
@@ -121,7 +121,7 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
     written = {p for s in said for p in s.paths if p in s.text}
     keep_rest = _KEEP_REST.search(" ".join(instruction.split())) is not None
     for index, sentence in enumerate(said):
-        found += _new_files(sentence, here, written)
+        found += _new_files(sentence, here, written, said)
         found += _copies(sentence, here)
         found += _commands(sentence)
         if FORBID.search(" ".join(sentence.text.split())):
@@ -160,7 +160,9 @@ def _is_named_file(path: str) -> bool:
 _KERNEL = ("/proc/", "/sys/", "/dev/")
 
 
-def _new_files(sentence: Sentence, here: Workspace, written: set[str]) -> list[Check]:
+def _new_files(
+    sentence: Sentence, here: Workspace, written: set[str], said: list[Sentence]
+) -> list[Check]:
     """Files a sentence says to make (`write`, `create`, `save` … or `into FILE`) that are not
     there yet: to exist, parse, and hold a quoted block."""
     checks: list[Check] = []
@@ -180,7 +182,7 @@ def _new_files(sentence: Sentence, here: Workspace, written: set[str]) -> list[C
             checks.append(FileParses(path, fmt))  # type: ignore[arg-type]
         if posixpath.splitext(path)[1].lower() in MAGIC:
             checks.append(FileIsFormat(path))
-        if sentence.block and sentence.quotes_content and not _prints(sentence):
+        if sentence.block and literal(sentence, said) and not _prints(sentence):
             exact = _EXACT.search(" ".join(sentence.text.split())) is not None
             checks.append(FileHasText(path, sentence.block.strip("\n"), only=exact))
         checks += _quoted_content(sentence, path)

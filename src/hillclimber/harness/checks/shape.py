@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from hillclimber.harness.checks.base import Check, Outcome
+from hillclimber.harness.checks.fields import FileHasFields, choices, fields
 from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.lines import (
     FileHasHeader,
@@ -54,10 +55,15 @@ _LOOK_BACK = 12
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
 _NUMBERS = {word: n for n, word in enumerate(_WORDS.split())}
 _N = r"(?P<n>\d{1,6}|" + "|".join(_NUMBERS) + r")"
-_PER = r"(?!\s+(?:per|for each|for every|of|in|from)\b)"
-"""Not "exactly one line per edge": a count of something else."""
+_PER = (
+    r"(?!\s+(?:per|for each|for every|of|from)\b)"
+    r"(?!\s+in\b(?!\s+(?:this|that|the\s+(?:following|same|given))\b))"
+)
+"""Not "exactly one line per edge", nor "in each file": a count of something else ("exactly
+two lines in this format" is the file's)."""
 _LINES = re.compile(
-    rf"\b(?:exactly\s+{_N}|(?P<one>a\s+single|only\s+one))\s+(?:non-?empty\s+|non-?blank\s+)?"
+    rf"\b(?:exactly\s+(?:these\s+|the\s+following\s+)?{_N}|(?P<one>a\s+single|only\s+one))"
+    r"\s+(?:non-?empty\s+|non-?blank\s+)?"
     rf"lines?\b{_PER}",
     re.I,
 )
@@ -75,8 +81,8 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
         if any(_ILLUSTRATIVE.search(later.text) for later in said[index + 1 : index + 3]):
             continue  # "the actual field names will be different"
         block = said[index].block or ""
-        yield from _example_checks(block, output, _json_wanted(said, index, output),
-                                   counts.get(output))  # fmt: skip
+        json_wanted = _json_wanted(said, index, output)
+        yield from _example_checks(block, output, json_wanted, counts.get(output), prose(said))
     stated = [*_stated_counts(said, new_files, _LINES), *_counted_lines(said, new_files)]
     for output, lines in dict(stated).items():
         if not _is_code(output):  # "prints exactly 4 lines" of a script: its output's
@@ -88,16 +94,29 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
 def examples(said: list[Sentence], new_files: set[str]) -> Iterator[tuple[int, str]]:
     """(index of the sentence, the new file) of each block that shows the form of a result
     file: after a sentence about a form, not the input, of data (not a program's code), and
-    not the very text to write ("exactly:")."""
+    not the very text to write ("exactly:", unless it offers choices: `status: yes/no`)."""
     for index, sentence in enumerate(said):
-        if not sentence.block or sentence.quotes_content or not _about_the_result(said, index):
+        if not sentence.block or literal(sentence, said) or not _about_the_result(said, index):
             continue
         output = _output(said, index, new_files)
         if output is not None and sentence.language in _DATA_LANGUAGES and not _is_code(output):
             yield index, output
 
 
-def _example_checks(block: str, output: str, json_wanted: bool, items: int | None) -> list[Check]:
+def literal(sentence: Sentence, said: list[Sentence]) -> bool:
+    """Whether a sentence's block is the very text to write: said so ("exactly:", "these
+    lines:"), and no template whose fields offer choices (`vulnerable: yes/no`)."""
+    return sentence.quotes_content and not choices(sentence.block or "", prose(said))
+
+
+def prose(said: list[Sentence]) -> str:
+    """The instruction's sentences without their blocks."""
+    return " ".join(sentence.text for sentence in said)
+
+
+def _example_checks(
+    block: str, output: str, json_wanted: bool, items: int | None, told: str
+) -> list[Check]:
     """The form an example shows, read as the first of these that fits: JSON, `KEY=value`
     lines, a CSV table with a header, lines of one shape, lines of as many delimited fields."""
     if _DESCRIBED.search(block):
@@ -105,8 +124,8 @@ def _example_checks(block: str, output: str, json_wanted: bool, items: int | Non
     example = _json_example(block)
     if example is not None:
         return [FileMatchesJson(output, json.dumps(example), items)] if json_wanted else []
-    if fields := _fields(block):
-        return [FileHasFields(output, fields)]
+    if labels := fields(block):
+        return [FileHasFields(output, labels, choices(block, told))]
     if output.endswith(".csv") and (header := csv_header(block)):
         return [FileHasHeader(output, header)]
     if shape := line_shape(block):
@@ -314,71 +333,6 @@ class FileMatchesJson(TextCheck):
         if not wrong and self.items and isinstance(found, list) and len(found) != self.items:
             wrong = f"{len(found)} items, not {self.items}"
         return Outcome(not wrong, wrong or "")
-
-
-# -- `KEY=value` lines ------------------------------------------------------------------------
-
-_FIELD = (
-    r"^\s*(?P<label>[A-Za-z_][A-Za-z0-9_.-]*)\s*(?P<sep>=)\s*(?P<value>\S.*)$|"
-    r"^\s*(?P<label2>[A-Za-z][A-Za-z0-9_ ()/-]{{0,40}}?)\s*(?P<sep2>:){space}(?P<value2>\S.*)$"
-)
-_EXAMPLE_FIELD = re.compile(_FIELD.format(space=r"\s+"))
-"""In an example, `Label: value` has its space (`chr1:1523` is a value, not a field)."""
-_ANSWER_FIELD = re.compile(_FIELD.format(space=r"\s*"))
-_GENERIC = re.compile(r"^(?:value|val|values|string|number|text|something|x)$", re.I)
-_PLACEHOLDER = re.compile(r"^<[^>]*>$|^\[[^\]]*\]$|^\{[^}]*\}$|^\.\.\.$|^…$")
-
-
-def _field(line: str, form: re.Pattern[str] = _EXAMPLE_FIELD) -> tuple[str, str, str] | None:
-    """(label, separator, value) of a `LABEL=value` or `Label: value` line."""
-    match = form.match(line)
-    if match is None:
-        return None
-    if match.group("label"):
-        return match.group("label"), "=", match.group("value").strip()
-    return match.group("label2").strip(), ":", match.group("value2").strip()
-
-
-def _fields(block: str) -> tuple[str, ...]:
-    """The labels of an example made of `KEY=value` (or `Label: value`) lines, each label once,
-    all with one separator, most of its lines such fields; else none."""
-    lines = [line for line in block.splitlines() if line.strip()]
-    found = [f for f in map(_field, lines) if f is not None]
-    if any(_GENERIC.match(value) for _, _, value in found):
-        return ()  # "CONFIG_OPTION_NAME=value": a template of lines, not their labels
-    labels = [label for label, _, _ in found]
-    if not found or len(set(labels)) != len(labels) or len({sep for _, sep, _ in found}) != 1:
-        return ()
-    if len(found) < max(1, (len(lines) + 1) // 2) or (len(lines) > 1 and len(found) < 2):
-        return ()
-    return tuple(f"{label}{found[0][1]}" for label in labels)
-
-
-@dataclass(frozen=True)
-class FileHasFields(TextCheck):
-    """The file has a line for each of the example's `KEY=` (or `Label:`) fields, in any
-    order, each with a value that is not the example's placeholder (`<job_name>`)."""
-
-    strength: ClassVar[Strength] = "form"
-
-    labels: tuple[str, ...]
-    """Each label with its separator: `FAILED_JOB=`, `Total requests:`."""
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} has a line for each of {' '.join(self.labels)}"
-
-    def judge(self, text: str) -> Outcome:
-        values: dict[str, str] = {}
-        for line in text.splitlines():
-            found = _field(line, _ANSWER_FIELD)
-            if found is not None:
-                values.setdefault(found[0] + found[1], found[2])
-        missing = [label for label in self.labels if label not in values]
-        if missing:
-            return Outcome(False, f"no line {' '.join(missing)[:80]}")
-        empty = [label for label in self.labels if _PLACEHOLDER.match(values[label])]
-        return Outcome(not empty, f"{empty[0]} holds a placeholder" if empty else "")
 
 
 # -- a stated header ---------------------------------------------------------------------------
