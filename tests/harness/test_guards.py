@@ -553,6 +553,20 @@ def test_an_overwrite_is_refused_once_then_let_through() -> None:
     assert only("overwrites", write("new.txt", "x"), read=files.get).action == "allow"
 
 
+def test_an_input_the_task_reads_is_refused_once_then_let_through() -> None:
+    inputs = frozenset({"/app/logs/sessions.json"})
+    edit = call("edit_file", path="logs/sessions.json", old_text="0", new_text="17")
+    verdict = only("inputs_read_only", edit, inputs=inputs)
+    assert verdict.action == "deny" and "an input the task reads" in verdict.reason
+    again = frozenset({("inputs_read_only", edit.signature())})
+    assert only("inputs_read_only", edit, inputs=inputs, refused=again).action == "allow"
+    for command in ("sed -i s/0/17/ logs/sessions.json", "echo [] > /app/logs/sessions.json"):
+        assert only("inputs_read_only", run(command), inputs=inputs).action == "deny", command
+    for allowed in (run("jq . logs/sessions.json > out.txt"), write("out.txt"), edit):
+        assert only("inputs_read_only", allowed, inputs=frozenset()).action == "allow"
+    assert only("inputs_read_only", run("cat logs/sessions.json"), inputs=inputs).action == "allow"
+
+
 def test_rules_resolve_paths_as_the_tools_do() -> None:
     """A path is judged where the tools would put it: the loop hands the tools' own rule in."""
     moved = Situation(history=[], resolve=lambda path: "/app/sub/" + path)

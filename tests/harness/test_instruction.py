@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from hillclimber.harness.instruction import named_paths, outside_places, protected_files
+from hillclimber.harness.instruction import (
+    named_paths,
+    outside_places,
+    protected_files,
+    read_inputs,
+)
 
 
 @pytest.mark.parametrize("workdir", ["/app", "/workspace", "/home/agent"])
@@ -86,3 +91,46 @@ def test_the_work_goes_where_the_instruction_names_a_new_file() -> None:
         "/solution",  # not there yet: the work makes it
         "/etc/app.conf",  # there: itself only, not /etc
     }
+
+
+READS = [
+    # the input named where it lies, the answer in a file to make
+    (
+        "The session logs are at /app/logs/sessions.json. Save your findings to /app/out.txt.",
+        {"/app/logs/sessions.json"},
+    ),
+    # a database to analyse, the report elsewhere
+    (
+        "A SQLite database at `/var/data/inventory.db` is corrupted.\n\nWrite the number of "
+        "readable tables to `/root/report.txt`.",
+        {"/var/data/inventory.db"},
+    ),
+    # a CSV read in pieces, two outputs
+    (
+        "Read /app/sales.csv. Write the total to /app/total.txt and the top seller to "
+        "/app/top.txt.",
+        {"/app/sales.csv"},
+    ),
+]
+NOT_READ_ONLY = [
+    # a file to change: its sentence says so, or the next one
+    "Fix the broken rows in /app/sales.csv and write the count to /app/count.txt.",
+    "The file /app/data.json has a wrong port. Update it, then write the port to /app/port.txt.",
+    # no file to make: the work is the change of the named one
+    "The log /app/app.log is too large. Keep only its last 100 lines.",
+    # code and configuration are changed by fix tasks in words far from their name
+    "The script is at /app/run.py and the config at /app/app.conf. Write the output to "
+    "/app/out.txt.",
+]
+
+
+@pytest.mark.parametrize(("instruction", "inputs"), READS)
+def test_data_the_task_only_reads(instruction: str, inputs: set[str]) -> None:
+    there = {"/app/logs/sessions.json", "/var/data/inventory.db", "/app/sales.csv"}
+    assert read_inputs(instruction, "/app", there.__contains__) == inputs
+
+
+@pytest.mark.parametrize("instruction", NOT_READ_ONLY)
+def test_data_the_task_may_change(instruction: str) -> None:
+    there = {"/app/sales.csv", "/app/data.json", "/app/app.log", "/app/run.py", "/app/app.conf"}
+    assert read_inputs(instruction, "/app", there.__contains__) == frozenset()

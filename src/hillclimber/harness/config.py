@@ -120,7 +120,7 @@ class Guards(_Settings):
     """Which rules may refuse a call before it runs (harness/guards)."""
 
     rules: tuple[str, ...] = ()
-    """Among: protected_files, overwrites, tool_sequence, workspace_bounds,
+    """Among: protected_files, inputs_read_only, overwrites, tool_sequence, workspace_bounds,
     dangerous_commands, repetition, test_before_submit."""
     verify_between_writes: bool = False
     """tool_sequence: a write must be checked before the next write — where there are checks

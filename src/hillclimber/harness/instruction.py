@@ -84,6 +84,43 @@ _KIND = re.compile(
 )
 
 
+_CHANGES = re.compile(
+    r"\b(?:chang|fix|edit|modif|updat|append|add|replac|set|insert|remov|delet|correct|patch|"
+    r"mov|renam|repair|restor|recover|configur|rewrit|refactor|convert|migrat|clean|sanitiz|"
+    r"truncat|rotat|compress|encrypt|decrypt|sort|dedup|reformat|normaliz|merg|split|tun|adjust)"
+    r"(?:e|es|ed|ing|s|ies|y|ied|ting|ted)?\b",
+    re.IGNORECASE,
+)
+"""A verb that changes a file: the file the sentence (or the next) names is not only read."""
+DATA = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt", ".db", ".sqlite",
+        ".sqlite3", ".tar", ".gz", ".tgz", ".zip", ".parquet", ".dat", ".pcap", ".bin")  # fmt: skip
+"""Kinds of files a task reads as data; code and configuration are left out (a fix task
+changes them though no sentence beside their name says so)."""
+_SENTENCE = re.compile(r"(?<=[.!?:])\s+|\n+")
+
+
+def read_inputs(instruction: str, workdir: str, is_file: Callable[[str], bool]) -> frozenset[str]:
+    """The data files the instruction names only to be read: there at the start, named in no
+    sentence that (with the one after it) speaks of changing a file, while the instruction also
+    names a file that is not there yet (the answer goes there). Empty when it names none."""
+    said = [part for part in _SENTENCE.split(instruction) if part.strip()]
+    named = [named_paths(part, workdir) for part in said]
+    if all(is_file(path) for paths in named for path in paths):
+        return frozenset()  # no new file: the work may well be the change of a named one
+    changed = {
+        path
+        for index, paths in enumerate(named)
+        for path in paths
+        if any(_CHANGES.search(part) for part in said[index : index + 2])
+    }
+    return frozenset(
+        path
+        for paths in named
+        for path in paths
+        if path not in changed and path.lower().endswith(DATA) and is_file(path)
+    )
+
+
 def protected_files(instruction: str, workdir: str = APP) -> set[str]:
     """Files the instruction says not to change ("Do not change /app/source.txt."), also when
     the sentence goes on to the next line. A sentence that names no path but a kind of file

@@ -22,7 +22,12 @@ from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate, Told
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.instruction import named_paths, outside_places, protected_files
+from hillclimber.harness.instruction import (
+    named_paths,
+    outside_places,
+    protected_files,
+    read_inputs,
+)
 from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
 from hillclimber.harness.prompting.offer import offered_tools
@@ -41,7 +46,7 @@ from hillclimber.harness.recording.events import (
 )
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.models.base import Model
-from hillclimber.sandbox.files import exists, read_text
+from hillclimber.sandbox.files import exists, is_file, read_text
 from hillclimber.shell.command import inside
 from hillclimber.verify.verifier import Evaluation
 
@@ -83,6 +88,7 @@ class AgentLoop:
         self.refused: set[tuple[str, str]] = set()
         self.recovery = RecoveryTracker() if config.view.error_recovery else None
         self.protected = frozenset(protected_files(instruction, env.workdir))
+        self.inputs = read_inputs(instruction, env.workdir, partial(is_file, env.sandbox))
         self.named = named_paths(instruction, env.workdir)
         there = partial(exists, env.sandbox)
         self.outputs = frozenset(outside_places(self.named, env.workdir, there))
@@ -215,6 +221,7 @@ class AgentLoop:
             verify_between_writes=self.config.sequences_writes(checks=self.env.verify is not None),
             last_write_failed=self.state.last_write_failed,
             protected=self.protected,
+            inputs=self.inputs,
             workdir=self.env.workdir,
             outputs=self.outputs,
             climbing=self.climb is not None and self.climb.climb.enabled,

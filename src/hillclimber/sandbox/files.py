@@ -23,6 +23,15 @@ def exists(sandbox: Sandbox, path: str) -> bool:
         return False
 
 
+def is_file(sandbox: Sandbox, path: str) -> bool:
+    """Whether a regular file is at sandbox `path` (outside the sandbox: no)."""
+    try:
+        found = sandbox.stat(path)
+    except (OSError, OutsideSandbox):
+        return False
+    return found is not None and found.kind == "file"
+
+
 def read_bytes(sandbox: Sandbox, path: str, limit: int | None = None) -> bytes | None:
     """The bytes of the regular file at sandbox `path` (its first `limit` bytes), or None."""
     try:

@@ -12,7 +12,7 @@ from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.guards.base import ALLOW, Rule, Situation, Verdict, plain_path
 from hillclimber.harness.guards.bounds import workspace_bounds
 from hillclimber.harness.guards.danger import dangerous_commands
-from hillclimber.harness.guards.files import no_write_to_protected, overwrites
+from hillclimber.harness.guards.files import inputs_read_only, no_write_to_protected, overwrites
 from hillclimber.harness.guards.sequence import repetition, tool_sequence
 from hillclimber.harness.guards.submit import test_before_submit
 
@@ -20,6 +20,7 @@ __all__ = ["ALLOW", "RULES", "Guards", "Situation", "Verdict", "plain_path"]
 
 RULES: dict[str, Rule] = {
     "protected_files": no_write_to_protected,
+    "inputs_read_only": inputs_read_only,
     "overwrites": overwrites,
     "tool_sequence": tool_sequence,
     "workspace_bounds": workspace_bounds,

@@ -62,6 +62,8 @@ class Situation:
     """The latest write/edit failed: it changed nothing, so retrying it needs no verify first."""
     protected: frozenset[str] = frozenset()
     """Sandbox paths the task says not to change."""
+    inputs: frozenset[str] = frozenset()
+    """Data files the task names only to read (`instruction.read_inputs`)."""
     workdir: str = APP
     """The task's working folder: its files, where writes belong."""
     outputs: frozenset[str] = frozenset()

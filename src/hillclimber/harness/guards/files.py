@@ -1,10 +1,11 @@
 """Rules that keep a small model from destroying files: the ones the task says to leave alone,
-and most of an existing file replaced by a write meant as a change."""
+the data it only reads, and most of an existing file replaced by a write meant as a change."""
 
 from __future__ import annotations
 
 from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
+from hillclimber.harness.guards.bounds import written_paths
 
 
 def no_write_to_protected(call: ToolCall, situation: Situation) -> Verdict | None:
@@ -15,6 +16,30 @@ def no_write_to_protected(call: ToolCall, situation: Situation) -> Verdict | Non
         "protected_files",
         f"the task says not to change {target}",
         "Leave it as it is; write your result to the file the task asks for.",
+    )
+
+
+def inputs_read_only(call: ToolCall, situation: Situation) -> Verdict | None:
+    """A write to a data file the task only reads (`Situation.inputs`) is refused once: small
+    models edit the log they were asked to analyse, and the tests read it after them. The same
+    call asked again goes through (the reading of the instruction may be wrong)."""
+    if not situation.inputs or ("inputs_read_only", call.signature()) in situation.refused:
+        return None
+    if call.name in WRITES:
+        touched = [situation.target(call)]
+    elif call.name == "run_command":
+        script = str(call.arguments.get("command", ""))
+        touched = [path for _, path in written_paths(script) if path is not None]
+    else:
+        return None
+    hit = next((path for path in touched if path in situation.inputs), None)
+    if hit is None:
+        return None
+    return deny(
+        "inputs_read_only",
+        f"{hit} is an input the task reads, not a file it asks to change",
+        "Read it, and write your answer to the file the task names for it. (Send the same call"
+        " again if the task does ask to change it.)",
     )
 
 
