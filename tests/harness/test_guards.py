@@ -380,6 +380,15 @@ def test_other_parts_of_a_long_file_may_be_read() -> None:
     assert only("tool_sequence", again, [first, whole]).action == "deny"
 
 
+def test_the_pieces_of_a_long_file_may_be_read_in_turn() -> None:
+    """Each read without an end shows one piece and points to the next (`start=87`): three
+    such reads are three pieces, not the same lines three times (the 1.5B was refused the
+    third piece it had been told to read)."""
+    pieces = [call("read_file", path="log.json", start=start) for start in (None, 87, 171)]
+    assert only("tool_sequence", pieces[2], pieces[:2]).action == "allow"
+    assert only("tool_sequence", pieces[0], [pieces[0], pieces[1]]).action == "deny"
+
+
 # -- repetition -------------------------------------------------------------------------------
 
 

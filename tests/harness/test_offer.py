@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.acting.tools import ToolCall, ToolResult
 from hillclimber.harness.presets import preset
 from hillclimber.harness.prompting.offer import offered_tools
 from hillclimber.harness.state import LoopState
@@ -35,6 +35,18 @@ def test_without_improvement_every_acting_tool_and_no_reading() -> None:
     offered = names("climber", state, checks=True)
     assert "read_file" not in offered and {"write_file", "run_command"} <= set(offered)
     assert "read_file" in names("climber", LoopState(), checks=True)
+
+
+def test_after_a_refused_read_no_reading_until_a_call_runs() -> None:
+    state = LoopState()
+    state.refused("REJECTED: read_file – x was read twice already.", tool="read_file")
+    offered = names("climber", state, checks=True)
+    assert "read_file" not in offered and "run_command" in offered
+    ran = ToolCall(name="run_command", arguments={"command": "ls"})
+    state.ran(ran, ToolResult(True, "a"))
+    assert "read_file" in names("climber", state, checks=True)
+    state.refused("REJECTED: write_file – …", tool="write_file")
+    assert "read_file" in names("climber", state, checks=True)
 
 
 def test_a_fixed_offer_does_not_follow_the_state() -> None:

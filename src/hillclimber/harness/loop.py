@@ -239,7 +239,7 @@ class AgentLoop:
             self.state.feedback.append(message)
             return True
         self.refused.add((verdict.rule, call.signature()))
-        self.state.refused(message, repeated=verdict.rule == "repetition")
+        self.state.refused(message, repeated=verdict.rule == "repetition", tool=call.name)
         self.prompter.record(text, message)
         return False
 

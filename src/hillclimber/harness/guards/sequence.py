@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from hillclimber.harness.acting.tools import WRITES, ToolCall
+from hillclimber.harness.acting.tools import MAX_LINES, WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
 
 
@@ -54,12 +54,15 @@ def _earlier_reads(call: ToolCall, situation: Situation) -> int:
     return count
 
 
-def _line_range(call: ToolCall) -> tuple[int, float]:
+def _line_range(call: ToolCall) -> tuple[int, int]:
+    """The lines a read asked for; one without an end shows one piece from its start, at most
+    `MAX_LINES` lines (the next piece it points to may begin before those are over)."""
     start, end = call.arguments.get("start"), call.arguments.get("end")
-    return (start if isinstance(start, int) else 1, end if isinstance(end, int) else float("inf"))
+    first = start if isinstance(start, int) else 1
+    return (first, end if isinstance(end, int) else first + MAX_LINES - 1)
 
 
-def _overlap(a: tuple[int, float], b: tuple[int, float]) -> bool:
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] <= b[1] and b[0] <= a[1]
 
 

@@ -1,7 +1,7 @@
 """Which tools are offered each turn. With dynamic tools the offer follows the state: after a
-write that is not checked by itself, only checking; when the checks stop improving, no more
-looking around — every acting tool, but no read_file (a task done through commands needs
-run_command most of all)."""
+write that is not checked by itself, only checking; when the checks stop improving, or a read
+was refused, no more looking around — every acting tool, but no read_file (a task done through
+commands needs run_command most of all)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> l
     no_progress = config.completion.no_progress_turns
     if config.sequences_writes(checks=checks) and last in WRITES:
         names = [n for n in names if n in ("verify_progress", "task_complete")] or names
-    elif no_progress and state.turns_since_improvement >= max(no_progress // 2, 2):
+    elif state.refused_tool == "read_file" or (
+        no_progress and state.turns_since_improvement >= max(no_progress // 2, 2)
+    ):  # a read refused last turn: the 1.5B asked for it 7 times more, each refused
         names = [n for n in names if n != "read_file"] or names
     return tool_list(names)
