@@ -43,6 +43,7 @@ from hillclimber.agents.base import AgentContext
 from hillclimber.agents.oracle import OracleAgent
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
+from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.models import make_model
 from hillclimber.results import TrialResult, read_trial
@@ -60,6 +61,8 @@ class Measured:
     """(kind, strength) of each kept goal check."""
     invariants: list[str] = field(default_factory=list)
     """The kind of each kept invariant (a file left alone, a new file no copy of an input)."""
+    made_up: list[str] = field(default_factory=list)
+    """The example's made-up values the copy checks look for (`checks/borrowed.py`)."""
     sound_goal: bool | None = None
     """None: no reference solution to judge with."""
     unsound: list[str] = field(default_factory=list)
@@ -79,10 +82,17 @@ def measure(task: Task, root: Path, kind: SandboxKind, proposer: ModelProposer |
         kept = [(type(c).__name__, c.strength) for c in built.checks if c.goal]
         names = [c.name for c in built.checks if c.goal and c.strength != "weak"]
         measured = Measured(len(built.checks) + len(built.dropped), names, kept)
-        measured.invariants = [type(c).__name__ for c in built.checks if not c.goal]
+        measured.invariants = [_invariant(c) for c in built.checks if not c.goal]
+        measured.made_up = [v for c in built.checks for v in getattr(c, "borrowed", ())]
         if task.has_solution:
             _judge_with_solution(task, root, prepared.sandbox, prepared.workdir, built, measured)
     return measured
+
+
+def _invariant(check: Check) -> str:
+    """An invariant's kind; a copy check that knows the example's made-up values says so."""
+    made_up = " with made-up values" if getattr(check, "borrowed", ()) else ""
+    return type(check).__name__ + made_up
 
 
 def _judge_with_solution(
@@ -132,6 +142,8 @@ def _task_line(found: Measured) -> str:
         line += f", sound and informative: {'yes' if found.sound_goal else 'no'}"
     if found.unsound:
         line += f"; fails the solution: {'; '.join(found.unsound)}"
+    if found.made_up:
+        line += f"; made-up values: {', '.join(found.made_up)[:80]}"
     return line
 
 

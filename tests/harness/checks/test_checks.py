@@ -135,8 +135,75 @@ def test_a_new_file_that_is_the_instructions_example_copied_fails(
         False,
         "it holds the instruction's example as it is: work out the real values",
     )
-    (root / Path(check.path).name).write_text(copied.replace("2", "9").replace("/", "") + "x\n")
+    other = copied.replace("2", "9").replace("/", "").translate(_SHIFTED) + "x\n"
+    (root / Path(check.path).name).write_text(other)  # other values, none of the example's
     assert check.run(built.context).passed
+
+
+_SHIFTED = str.maketrans("abcdefghijklmnopqrstuvwxyz", "bcdefghijklmnopqrstuvwxyza")
+
+
+@pytest.mark.parametrize(
+    ("instruction", "answer", "taken"),
+    [
+        (  # the example written, one number changed
+            'Save your findings to /app/q.json with this structure:\n```json\n{"total": 150, '
+            '"top_customer": "Alice Smith"}\n```',
+            '{"total": 151, "top_customer": "Alice Smith"}',
+            "Alice Smith",
+        ),
+        (  # a made-up code kept in `KEY: value` lines
+            "Write the report to /app/r.txt in this format:\n```\nfailed_job: nightly-backup-07\n"
+            "exit_code: 3\n```",
+            "failed_job: nightly-backup-07\nexit_code: 1\n",
+            "nightly-backup-07",
+        ),
+        (  # an address
+            "Write the owner to /app/owner.json. Example:\n```json\n"
+            '{"email": "jane.doe@corp.test", "count": 2}\n```',
+            '{"email": "jane.doe@corp.test", "count": 5}',
+            "jane.doe@corp.test",
+        ),
+    ],
+)
+def test_an_answer_holding_the_examples_made_up_value_fails(
+    instruction: str, answer: str, taken: str, tmp_path: Path
+) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    (root / Path(check.path).name).write_text(answer)
+    outcome = check.run(built.context)
+    assert not outcome.passed and repr(taken) in outcome.detail
+
+
+@pytest.mark.parametrize(
+    ("instruction", "files"),
+    [
+        # the example's value is in the data: it may be the answer
+        ('Save the top customer to /app/q.json like this:\n```json\n{"top": "Alice Smith"}\n```',
+         {"orders.csv": "id,name\n1,Alice Smith\n"}),
+        # an input the instruction names is not there: what it holds is not known
+        ('Read /app/spec.json. Write /app/plan.json like this:\n```json\n{"id": "req_0"}\n```',
+         {}),
+        # a file of the task is named so
+        ('Write the totals to /app/t.json like this:\n```json\n[{"file": "a_inv.txt"}]\n```',
+         {"a_inv.txt": "total 3\n"}),
+        # a value the prose names is real
+        ("Write /app/r.txt in this format:\n```\nhost: db-primary\n```\nThe host is `db-primary`.",
+         {}),
+        # plain words, numbers, paths and one-word names may be the real answer
+        ('Write /app/s.json like this:\n```json\n{"status": "active", "count": 150, '
+         '"config": "/etc/pip.conf", "process": "python3"}\n```', {}),
+    ],
+)  # fmt: skip
+def test_an_examples_value_that_may_be_real_is_allowed(
+    instruction: str, files: dict[str, str], tmp_path: Path
+) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    check, _ = the_check("FileNotACopy", instruction, sandbox)
+    assert check.borrowed == ()
 
 
 @pytest.mark.parametrize(

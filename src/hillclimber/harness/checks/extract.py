@@ -10,7 +10,7 @@ the task's tests or its solution, and nothing that knows any one task.
   its lines differ from the start only where A became B;
 - a file to create "with exactly these lines:" holds those lines; a copy is an exact copy, and
   where the instruction speaks of no copy, a new file is not a named input, nor the example
-  it shows of the file, copied;
+  it shows of the file, copied, nor holds a name or code the example made up;
 - a script to write that "prints exactly:" prints that when run, and a file that saves its
   output holds it;
 - "only the number" in a file: the file holds a number;
@@ -25,9 +25,12 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import chain
 
 from hillclimber.harness.checks.base import Check
+from hillclimber.harness.checks.borrowed import example_values, unheld
 from hillclimber.harness.checks.kinds import (
     EXAMPLE,
     MAGIC,
@@ -48,7 +51,7 @@ from hillclimber.harness.checks.kinds import (
     fingerprints,
 )
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
-from hillclimber.harness.checks.shape import examples, literal, shape_checks
+from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.instruction import FORBID, protected_files
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
@@ -99,6 +102,25 @@ class Workspace:
 
     def text(self, path: str) -> str:
         return read_text(self.sandbox, path) or ""
+
+    def texts(self, max_bytes: int, places: Iterable[str] = (), limit: int = 300) -> Iterator[str]:
+        """The paths under the working folder and `places` (files, or folders), and the texts
+        of their files (of the first `limit` entries of each folder)."""
+        for place in (self.workdir, *places):
+            info = self.info(place)
+            if info is not None and info.kind == "file":
+                yield place
+                yield read_text(self.sandbox, place, max_bytes) or ""
+            elif info is not None and place != "/":
+                yield from self._folder(place, max_bytes, limit)
+
+    def _folder(self, root: str, max_bytes: int, limit: int) -> Iterator[str]:
+        for seen, (path, info) in enumerate(walk(self.sandbox, root)):
+            if seen >= limit:
+                return
+            yield path
+            if info.kind == "file" and (text := read_text(self.sandbox, path, max_bytes)):
+                yield text
 
     def elsewhere(self, name: str, limit: int = 2000) -> bool:
         """Whether a file called `name` is anywhere under the working folder."""
@@ -273,6 +295,8 @@ _SHOWN = re.compile(
 """A block shown as an illustration of the form ("with exactly these fields per invoice:"),
 not as the content to write ("should contain:")."""
 _INPUT_BYTES = 1 << 20
+_ABSOLUTE = re.compile(r"(?<![\w.:/~-])/(?:[\w.+-]+/)*[\w.+-]+")
+"""Any absolute path, a folder or a file without an extension too."""
 
 
 def _not_copies(
@@ -280,20 +304,34 @@ def _not_copies(
 ) -> list[Check]:
     """Each new file is not a named input copied, unless the instruction speaks of copies at
     all (a backup, a restored file, "identical"); nor the instruction's illustration of it,
-    unless the block's text is demanded in the file."""
+    unless the block's text is demanded in the file; nor does it hold a value the illustration
+    made up (`checks/borrowed.py`) that no file of the task holds, when every input the
+    instruction names is there to tell."""
     if not new_files:
         return []
-    named = [] if _COPYING.search(instruction) else dict.fromkeys(p for s in said for p in s.paths)
-    texts = ((p, read_text(here.sandbox, p, _INPUT_BYTES)) for p in named)
-    inputs = [(p, fingerprints(t)) for p, t in texts if t and t.strip()]
+    named = dict.fromkeys(p for s in said for p in s.paths)
+    texts = [(p, t) for p in named if (t := read_text(here.sandbox, p, _INPUT_BYTES))]
+    copying = _COPYING.search(instruction) is not None
+    inputs = [] if copying else [(p, fingerprints(t)) for p, t in texts if t.strip()]
     demanded = {(c.path, c.text) for c in found if isinstance(c, FileHasText)}
     shown: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
+    made_up: dict[str, list[str]] = {}
     for index, output in examples(said, new_files):
         block = (said[index].block or "").strip("\n")
         if _SHOWN.search(said[index].text) and (output, block) not in demanded:
             shown.setdefault(output, []).append((EXAMPLE, fingerprints(block)))
+            made_up.setdefault(output, []).extend(example_values(block, prose(said)))
+    places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
+    held = chain((t for _, t in texts), here.texts(_INPUT_BYTES, places))
+    missing = any(here.info(p) is None for p in named if p not in new_files)
+    values = () if missing else dict.fromkeys(v for vs in made_up.values() for v in vs)
+    borrowed = set(unheld(values, held))  # an input not there: what it holds is not known
     return [
-        FileNotACopy(path, sources=(*inputs, *shown.get(path, [])))
+        FileNotACopy(
+            path,
+            sources=(*inputs, *shown.get(path, [])),
+            borrowed=tuple(v for v in made_up.get(path, []) if v in borrowed),
+        )
         for path in sorted(new_files)
         if inputs or shown.get(path)
     ]

@@ -136,6 +136,8 @@ class FileNotACopy(FileCheck):
     goal: bool = field(default=False, kw_only=True)
     sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """(what it is, its fingerprints): an input's path, or "the instruction's example"."""
+    borrowed: tuple[str, ...] = ()
+    """Values the example makes up and no input holds (`checks/borrowed.py`)."""
 
     @property
     def name(self) -> str:
@@ -148,6 +150,10 @@ class FileNotACopy(FileCheck):
         found = set(fingerprints(text))
         copied = next((what for what, marks in self.sources if found & set(marks)), "")
         if not copied:
+            taken = next((value for value in self.borrowed if value in text), None)
+            if taken is not None:
+                return Outcome(False, f"it holds {taken!r} of {EXAMPLE}, which no input holds:"
+                               " work out the real values")  # fmt: skip
             return Outcome(True)
         if copied == EXAMPLE:
             return Outcome(False, f"it holds {EXAMPLE} as it is: work out the real values")
