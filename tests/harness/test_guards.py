@@ -548,6 +548,8 @@ def test_a_protected_file_may_not_be_written() -> None:
     edit = call("edit_file", path="/app/source.txt", old_text="a", new_text="b")
     assert only("protected_files", edit, protected=protected).action == "deny"
     assert only("protected_files", run("cat source.txt"), protected=protected).action == "allow"
+    told = only("protected_files", edit, protected=protected, answers=("/app/out.txt",))
+    assert told.suggestion == "Leave it as it is; write your result to /app/out.txt (write_file)."
 
 
 def test_an_overwrite_is_refused_once_then_let_through() -> None:

@@ -39,14 +39,24 @@ def test_without_improvement_every_acting_tool_and_no_reading() -> None:
 
 def test_after_a_refused_read_no_reading_until_a_call_runs() -> None:
     state = LoopState()
-    state.refused("REJECTED: read_file – x was read twice already.", tool="read_file")
+    state.refused("REJECTED: read_file – x was read twice", call=("read_file", "tool_sequence"))
     offered = names("climber", state, checks=True)
     assert "read_file" not in offered and "run_command" in offered
     ran = ToolCall(name="run_command", arguments={"command": "ls"})
     state.ran(ran, ToolResult(True, "a"))
     assert "read_file" in names("climber", state, checks=True)
-    state.refused("REJECTED: write_file – …", tool="write_file")
+    state.refused("REJECTED: write_file – …", call=("write_file", "overwrites"))
     assert "read_file" in names("climber", state, checks=True)
+
+
+def test_after_a_refused_edit_of_a_file_to_leave_alone_no_editing_until_a_call_runs() -> None:
+    state = LoopState()
+    for rule in ("protected_files", "inputs_read_only"):
+        state.refused("REJECTED: edit_file – …", call=("edit_file", rule))
+        offered = names("climber", state, checks=True)
+        assert "edit_file" not in offered and "write_file" in offered
+    state.refused("REJECTED: edit_file – …", call=("edit_file", "repetition"))
+    assert "edit_file" in names("climber", state, checks=True)
 
 
 def test_a_fixed_offer_does_not_follow_the_state() -> None:

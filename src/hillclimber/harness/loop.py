@@ -88,6 +88,7 @@ class AgentLoop:
         self.refused: set[tuple[str, str]] = set()
         self.recovery = RecoveryTracker() if config.view.error_recovery else None
         self.protected = frozenset(protected_files(instruction, env.workdir))
+        self.answers = answers
         self.inputs = read_inputs(instruction, env.workdir, partial(is_file, env.sandbox))
         self.named = named_paths(instruction, env.workdir)
         there = partial(exists, env.sandbox)
@@ -222,6 +223,7 @@ class AgentLoop:
             last_write_failed=self.state.last_write_failed,
             protected=self.protected,
             inputs=self.inputs,
+            answers=self.answers,
             workdir=self.env.workdir,
             outputs=self.outputs,
             climbing=self.climb is not None and self.climb.climb.enabled,
@@ -239,7 +241,9 @@ class AgentLoop:
             self.state.feedback.append(message)
             return True
         self.refused.add((verdict.rule, call.signature()))
-        self.state.refused(message, repeated=verdict.rule == "repetition", tool=call.name)
+        self.state.refused(
+            message, repeated=verdict.rule == "repetition", call=(call.name, verdict.rule)
+        )
         self.prompter.record(text, message)
         return False
 

@@ -169,8 +169,8 @@ class LoopState:
     last_write_failed: bool = False
     stuck: bool = False
     """A refused or repeated action or a failed check: ask for something different."""
-    refused_tool: str | None = None
-    """The tool of the call refused last, until a call runs."""
+    refused_call: tuple[str, str] | None = None
+    """(tool, rule) of the call refused last, until a call runs."""
     progress: str | None = None
     """`tests p/t passing` (and the failing checks), shown to the model."""
     weak_shown: bool = False
@@ -190,12 +190,15 @@ class LoopState:
             case ToolRan(tool="verify_progress", metadata={"tests_total": total, **meta}):
                 self.checked(meta["tests_passing"], total, meta["label"])
 
-    def refused(self, feedback: str, *, repeated: bool = False, tool: str | None = None) -> None:
+    def refused(
+        self, feedback: str, *, repeated: bool = False, call: tuple[str, str] | None = None
+    ) -> None:
         """A call was refused (by a guard, or no candidate was worth applying); `repeated`: as
-        a repetition, which is the model's way of saying it is done (counted as a repeat)."""
+        a repetition, which is the model's way of saying it is done (counted as a repeat);
+        `call`: its (tool, guard rule)."""
         self.feedback.append(feedback)
         self.stuck = True
-        self.refused_tool = tool
+        self.refused_call = call
         self.turns_since_success += 1
         if repeated:
             self.repeats += 1
@@ -211,7 +214,7 @@ class LoopState:
         """A call ran: its summary joins the history, and what it shows is the latest output
         the model sees (the file it read, the command's output, the checks, an error)."""
         summary = summarize(len(self.history) + 1, call, result)
-        self.refused_tool = None
+        self.refused_call = None
         self.history.append(summary)
         self.calls.append(call)
         if call.name == "read_file":

@@ -64,6 +64,8 @@ class Situation:
     """Sandbox paths the task says not to change."""
     inputs: frozenset[str] = frozenset()
     """Data files the task names only to read (`instruction.read_inputs`)."""
+    answers: tuple[str, ...] = ()
+    """The files the checks take for the task's answer (new files it names), if known."""
     workdir: str = APP
     """The task's working folder: its files, where writes belong."""
     outputs: frozenset[str] = frozenset()
@@ -75,6 +77,14 @@ class Situation:
     refused: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     """(rule, call signature) of calls refused before: some rules let a call asked for again
     through."""
+
+    def write_instead(self) -> str:
+        """Where the result goes, said to a model that tried to write a file to leave alone."""
+        if len(self.answers) == 1:
+            return f"write your result to {self.answers[0]} (write_file)."
+        if self.answers:
+            return f"write your results to {', '.join(self.answers)} (write_file)."
+        return "write your result to the file the task asks for."
 
     def places(self) -> tuple[str, ...]:
         """Where the task's files may be written."""

@@ -15,7 +15,7 @@ def no_write_to_protected(call: ToolCall, situation: Situation) -> Verdict | Non
     return deny(
         "protected_files",
         f"the task says not to change {target}",
-        "Leave it as it is; write your result to the file the task asks for.",
+        f"Leave it as it is; {situation.write_instead()}",
     )
 
 
@@ -38,8 +38,8 @@ def inputs_read_only(call: ToolCall, situation: Situation) -> Verdict | None:
     return deny(
         "inputs_read_only",
         f"{hit} is an input the task reads, not a file it asks to change",
-        "Read it, and write your answer to the file the task names for it. (Send the same call"
-        " again if the task does ask to change it.)",
+        f"Read it, and {situation.write_instead()} (Send the same call again if the task does"
+        " ask to change it.)",
     )
 
 

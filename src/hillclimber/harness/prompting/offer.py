@@ -1,7 +1,8 @@
 """Which tools are offered each turn. With dynamic tools the offer follows the state: after a
-write that is not checked by itself, only checking; when the checks stop improving, or a read
-was refused, no more looking around — every acting tool, but no read_file (a task done through
-commands needs run_command most of all)."""
+write that is not checked by itself, only checking; after a refused read, or an edit of a file
+to leave alone, not that tool again until a call runs; when the checks stop improving, no more
+looking around — every acting tool, but no read_file (a task done through commands needs
+run_command most of all)."""
 
 from __future__ import annotations
 
@@ -22,8 +23,21 @@ def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> l
     no_progress = config.completion.no_progress_turns
     if config.sequences_writes(checks=checks) and last in WRITES:
         names = [n for n in names if n in ("verify_progress", "task_complete")] or names
-    elif state.refused_tool == "read_file" or (
-        no_progress and state.turns_since_improvement >= max(no_progress // 2, 2)
-    ):  # a read refused last turn: the 1.5B asked for it 7 times more, each refused
+    elif (refused := _refused(state)) is not None:
+        names = [n for n in names if n != refused] or names
+    elif no_progress and state.turns_since_improvement >= max(no_progress // 2, 2):
         names = [n for n in names if n != "read_file"] or names
     return tool_list(names)
+
+
+_LEFT_ALONE = ("protected_files", "inputs_read_only")
+
+
+def _refused(state: LoopState) -> str | None:
+    """The tool not to offer after a refusal, until a call runs: read_file after a refused
+    read (the 1.5B asked 7 times more, each refused); edit_file after an edit of a file to
+    leave alone (the 0.5B tried up to 13 times to edit the input it was to read)."""
+    tool, rule = state.refused_call or ("", "")
+    if tool == "read_file" or (tool == "edit_file" and rule in _LEFT_ALONE):
+        return tool
+    return None
