@@ -294,6 +294,29 @@ def test_a_fence_that_is_the_files_own_is_kept(path: str, content: str, tmp_path
     assert (tmp_path / "workspace" / path).read_text() == content
 
 
+def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> None:
+    """The task names `ec-policies.json`; it lies in /app/conf/: the prompt shows it there, and
+    a read of /app/ec-policies.json says where it is. Two files of that name: neither."""
+    from hillclimber.harness.prompting.shown import named_files
+
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    (tmp_path / "workspace/conf").mkdir()
+    (tmp_path / "workspace/conf/ec-policies.json").write_text('{"p": 1}\n')
+    instruction = "Pick the best policy from ec-policies.json and write it to /app/out.txt."
+    assert named_files(instruction, sandbox, "/app").startswith("--- /app/conf/ec-policies.json")
+    read = execute(
+        ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
+    )
+    assert not read.success and "(the file /app/conf/ec-policies.json has that name)" in read.output
+    (tmp_path / "workspace/old").mkdir()
+    (tmp_path / "workspace/old/ec-policies.json").write_text("{}\n")
+    assert named_files(instruction, sandbox, "/app") == ""
+    again = execute(
+        ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
+    )
+    assert again.output == "no such file: ec-policies.json"
+
+
 def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     env = ToolEnv(sandbox=sandbox)

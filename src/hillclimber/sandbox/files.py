@@ -4,7 +4,9 @@ error."""
 
 from __future__ import annotations
 
-from hillclimber.sandbox.base import OutsideSandbox, Sandbox
+import posixpath
+
+from hillclimber.sandbox.base import OutsideSandbox, Sandbox, walk
 
 BINARY_PROBE = 8192
 """How much of a file is read to tell whether it is text."""
@@ -59,3 +61,18 @@ def read_text(sandbox: Sandbox, path: str, max_bytes: int | None = None) -> str 
     except (OSError, OutsideSandbox):
         return None
     return data.decode(errors="replace")
+
+
+def same_name(sandbox: Sandbox, root: str, name: str, limit: int = 2000) -> list[str]:
+    """The files called `name` under the folder `root` (of its first `limit` entries; at most
+    two: enough to tell one from many)."""
+    found: list[str] = []
+    try:
+        for seen, (path, info) in enumerate(walk(sandbox, root)):
+            if seen >= limit or len(found) >= 2:
+                break
+            if info.kind == "file" and posixpath.basename(path) == name:
+                found.append(path)
+    except (OSError, OutsideSandbox):
+        pass
+    return found

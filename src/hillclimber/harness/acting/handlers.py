@@ -14,7 +14,7 @@ from hillclimber.errors import AgentTimeout
 from hillclimber.harness.acting.tools import MAX_CHARS, MAX_LINES, ToolCall, ToolResult, truncate
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
-from hillclimber.sandbox.files import BINARY_PROBE, is_binary
+from hillclimber.sandbox.files import BINARY_PROBE, is_binary, same_name
 
 
 @dataclass
@@ -65,7 +65,7 @@ def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[str, str] | ToolResu
     meta = {"path": args["path"]}
     found = env.sandbox.stat(path)
     if found is None or found.kind != "file":
-        return ToolResult(False, f"no such file: {args['path']}", meta)
+        return ToolResult(False, f"no such file: {args['path']}{_elsewhere(path, env)}", meta)
     head = env.sandbox.read_file(path, limit=BINARY_PROBE)
     if is_binary(head):
         start = head[:16].split(b"\0")[0].decode("ascii", "replace")
@@ -77,6 +77,13 @@ def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[str, str] | ToolResu
         )
     data = head if found.size <= len(head) else env.sandbox.read_file(path)
     return path, data.decode(errors="replace")
+
+
+def _elsewhere(path: str, env: ToolEnv) -> str:
+    """Where the one file of that name under the working folder is, if there is one (a task
+    names `ec-policies.json`, which lies in a folder of it)."""
+    found = same_name(env.sandbox, env.workdir, posixpath.basename(path))
+    return f" (the file {found[0]} has that name)" if len(found) == 1 else ""
 
 
 def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:

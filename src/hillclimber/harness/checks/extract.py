@@ -55,7 +55,7 @@ from hillclimber.harness.checks.shape import examples, literal, prose, shape_che
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.instruction import FORBID, protected_files
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
-from hillclimber.sandbox.files import read_text
+from hillclimber.sandbox.files import read_text, same_name
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",
            "set", "insert", "remove", "correct", "patch", "move")  # fmt: skip
@@ -122,14 +122,9 @@ class Workspace:
             if info.kind == "file" and (text := read_text(self.sandbox, path, max_bytes)):
                 yield text
 
-    def elsewhere(self, name: str, limit: int = 2000) -> bool:
+    def elsewhere(self, name: str) -> bool:
         """Whether a file called `name` is anywhere under the working folder."""
-        for seen, (path, info) in enumerate(walk(self.sandbox, self.workdir)):
-            if seen >= limit:
-                return False
-            if info.kind == "file" and posixpath.basename(path) == name:
-                return True
-        return False
+        return bool(same_name(self.sandbox, self.workdir, name))
 
 
 def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Check]:
