@@ -320,6 +320,21 @@ def test_formats_numbers_scripts_and_commands(tmp_path: Path) -> None:
     assert "/app/data.csv is left as it was" in found
 
 
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        'You can test any password by running:\n```bash\necho "test_password" | /app/check\n```',
+        "Write /app/out.txt. For example, run `python3 /app/tool.py --demo` to see the format.",
+        "Write /app/out.txt. One may try it by running `bash /app/probe.sh sample`.",
+    ],
+)
+def test_a_command_offered_as_a_way_to_try_is_no_requirement(
+    instruction: str, tmp_path: Path
+) -> None:
+    files = {"check": "#!/bin/sh\nexit 1\n", "tool.py": "", "probe.sh": "exit 1\n"}
+    assert not [n for n in names(instruction, files, tmp_path) if "succeeds" in n]
+
+
 def test_a_goal_check_that_already_passes_is_dropped(tmp_path: Path) -> None:
     sandbox, root = host_sandbox(tmp_path)
     (root / "hello.txt").write_text("Hello\n")

@@ -290,6 +290,11 @@ _SHOWN = re.compile(
 """A block shown as an illustration of the form ("with exactly these fields per invoice:"),
 not as the content to write ("should contain:")."""
 _INPUT_BYTES = 1 << 20
+_OFFERED = re.compile(
+    r"\b(?:you|one)\s+(?:can|may|could|might)\b|\bfor\s+(?:example|instance)\b|\be\.g\.", re.I
+)
+"""A command offered as a way to try things ("You can test any password by running:"), its
+arguments made up: no requirement that it succeed."""
 _ABSOLUTE = re.compile(r"(?<![\w.:/~-])/(?:[\w.+-]+/)*[\w.+-]+")
 """Any absolute path, a folder or a file without an extension too."""
 
@@ -373,7 +378,7 @@ def _commits(said: list[Sentence], here: Workspace) -> list[Check]:
 
 def _commands(sentence: Sentence) -> list[Check]:
     """Commands the sentence says to run or build with (`make`, `gcc -o …`, a test run)."""
-    if not sentence.has(*_RUN):
+    if not sentence.has(*_RUN) or _OFFERED.search(sentence.text):
         return []
     quoted = [*sentence.code, *([sentence.block] if sentence.block else [])]
     return [CommandSucceeds(c.strip()) for c in quoted if runnable(c.strip())]
