@@ -86,3 +86,22 @@ def test_a_check_the_harness_ran_is_a_step_the_model_sees() -> None:
     assert state.progress == "tests 1/2 passing; failing: x.txt: not there"
     assert state.history[-1].tool == "verification" and not state.history[-1].success
     assert state.calls[-1].name == "verify_progress" and state.passing == 1
+
+
+def test_a_change_drops_what_it_made_stale() -> None:
+    from hillclimber.harness.acting.tools import ToolCall, ToolResult
+
+    state = LoopState()
+    read = ToolCall(name="read_file", arguments={"path": "/app/a.txt"})
+    state.ran(read, ToolResult(True, "old"))
+    other = ToolCall(name="write_file", arguments={"path": "/app/b.txt", "content": "x"})
+    state.ran(other, ToolResult(True, "Wrote 1 bytes"))
+    assert state.latest == ("Content of /app/a.txt", "old")  # another file: still as shown
+    edit = ToolCall(
+        name="edit_file", arguments={"path": "/app/a.txt", "old_text": "o", "new_text": "n"}
+    )
+    state.ran(edit, ToolResult(True, "Edited"))
+    assert state.latest is None
+    state.ran(ToolCall(name="verify_progress", arguments={}), ToolResult(True, "1/2 passing"))
+    state.ran(other, ToolResult(True, "Wrote 1 bytes"))
+    assert state.latest is None  # the checks' results were of the files before

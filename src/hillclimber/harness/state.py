@@ -212,7 +212,8 @@ class LoopState:
 
     def ran(self, call: ToolCall, result: ToolResult) -> str:
         """A call ran: its summary joins the history, and what it shows is the latest output
-        the model sees (the file it read, the command's output, the checks, an error)."""
+        the model sees (the file it read, the command's output, the checks, an error); a change
+        drops the checks' results and the file's content it made stale."""
         summary = summarize(len(self.history) + 1, call, result)
         self.refused_call = None
         self.history.append(summary)
@@ -226,6 +227,16 @@ class LoopState:
             self.latest = ("Test results", result.output)
         elif not result.success:
             self.latest = (f"{call.name} failed", result.output)
+        elif (
+            call.name in WRITES
+            and self.latest is not None
+            and self.latest[0]
+            in (
+                "Test results",
+                f"Content of {call.arguments.get('path')}",
+            )
+        ):
+            self.latest = None  # what the change made stale: no longer shown as it is
         return summary.message
 
     def acted(self, call: ToolCall, result: ToolResult) -> None:
