@@ -62,7 +62,8 @@ def test_a_json_example_checks_the_kinds_of_values_and_array_items(tmp_path: Pat
     example = '[{"port": 8080, "command": "nginx"}, {"port": 22, "command": "sshd"}]'
     check = FileMatchesJson("/app/ports.json", example)
     assert outcome(check, tmp_path, '[{"port": 1, "command": "a"}]')[0]
-    assert outcome(check, tmp_path, "[]")[0]  # no items: nothing of the wrong form
+    assert not outcome(check, tmp_path, "[]")[0]  # no items, where the example shows some
+    assert outcome(FileMatchesJson("/app/ports.json", example, empty=True), tmp_path, "[]")[0]
     assert outcome(check, tmp_path, '[{"port": "1", "command": "a"}]') == (
         False,
         "the top[0].port is a string, not a number",
@@ -350,3 +351,25 @@ NEGATIVES = [
 @pytest.mark.parametrize("instruction", NEGATIVES)
 def test_no_form_check_where_none_is_stated(instruction: str, tmp_path: Path) -> None:
     assert [c.name for c in form_checks(instruction, tmp_path)] == []
+
+
+@pytest.mark.parametrize(
+    ("instruction", "empty_ok"),
+    [
+        ("Save the invoices to /app/inv.json as a JSON array with exactly these fields per "
+         'invoice:\n```json\n[{"file": "a.txt", "amount": "1.00"}]\n```', False),
+        ('Write the hosts to /app/h.json in this format:\n```json\n[{"host": "h1", "n": 2}]\n```',
+         False),
+        ('Write the hosts to /app/h.json in this format:\n```json\n[{"host": "h1", "n": 2}]\n```'
+         "\nWrite an empty array if none are found.", True),
+        ('List the leaks in /app/l.json like this (use `[]` if there are none):\n```json\n'
+         '[{"pid": 1}]\n```', True),
+    ],
+)  # fmt: skip
+def test_an_empty_array_is_no_answer_unless_the_instruction_allows_one(
+    instruction: str, empty_ok: bool, tmp_path: Path
+) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileMatchesJson)]
+    assert outcome(check, tmp_path, "[]")[0] is empty_ok
+    if not empty_ok:
+        assert outcome(check, tmp_path, "[]")[1] == "an empty array, where the example's has items"

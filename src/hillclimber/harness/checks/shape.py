@@ -123,7 +123,8 @@ def _example_checks(
         return []  # "Line 1: the driver's name": what each line is, not an example of it
     example = _json_example(block)
     if example is not None:
-        return [FileMatchesJson(output, json.dumps(example), items)] if json_wanted else []
+        empty = _EMPTY_ALLOWED.search(told) is not None
+        return [FileMatchesJson(output, json.dumps(example), items, empty)] if json_wanted else []
     if labels := fields(block):
         return [FileHasFields(output, labels, choices(block, told))]
     if output.endswith(".csv") and (header := csv_header(block)):
@@ -135,6 +136,11 @@ def _example_checks(
     return []
 
 
+_EMPTY_ALLOWED = re.compile(
+    r"\bempty\b|\[\s*\]|\bif\s+(?:there\s+(?:are|is)\s+)?none\b|\bnone\s+(?:are\s+|is\s+)?found\b",
+    re.I,
+)
+"""The instruction allows an empty result."""
 _DESCRIBED = re.compile(r"(?im)^\s*(?:line|row|field|column|part|step)\s*\d+\s*[:=-]")
 
 
@@ -311,6 +317,8 @@ class FileMatchesJson(TextCheck):
     example: str
     """The example, as JSON text (a frozen check holds no mutable value)."""
     items: int | None = None
+    empty: bool = False
+    """An empty array is an answer (the instruction speaks of one: "empty if none")."""
 
     @property
     def name(self) -> str:
@@ -332,6 +340,8 @@ class FileMatchesJson(TextCheck):
         wrong = _mismatch(json.loads(self.example), found, "the top")
         if not wrong and self.items and isinstance(found, list) and len(found) != self.items:
             wrong = f"{len(found)} items, not {self.items}"
+        if not wrong and found == [] and json.loads(self.example) and not self.empty:
+            wrong = "an empty array, where the example's has items"
         return Outcome(not wrong, wrong or "")
 
 
