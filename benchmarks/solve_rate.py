@@ -24,6 +24,7 @@ from pathlib import Path
 
 from checks import pass_strength
 
+from hillclimber.errors import HillclimberError
 from hillclimber.report.rundata import RunData, RunStats, load_runs
 
 
@@ -97,7 +98,10 @@ def main() -> None:
         code = subprocess.call(compare_command(args, run_id))
         if code != 0:
             sys.exit(code)
-    runs = load_runs([Path(args.runs_dir) / run_id])
+    try:
+        runs = load_runs([Path(args.runs_dir) / run_id])
+    except HillclimberError as err:
+        sys.exit(f"solve_rate: {err}")
     counts = {run.label: RunStats.of(run).solved for run in runs}
     baseline = counts.get("naive")
     for run in runs:

@@ -4,6 +4,7 @@ steps, comparison folders, and one-line errors for paths that are not runs."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -138,6 +139,20 @@ def test_a_broken_comparison_names_its_file(tmp_path: Path) -> None:
     (tmp_path / COMPARISON_FILE).write_text(good.model_dump_json())
     with pytest.raises(HillclimberError, match="label 'a' has no run"):
         load_runs([tmp_path])
+
+
+def test_a_comparison_still_running_shows_the_settings_that_started(
+    runs_dir: Path, tmp_path: Path
+) -> None:
+    """Its later settings have no run folder yet: they are left out, not an error."""
+    cmp = tmp_path / "cmp"
+    shutil.copytree(runs_dir / "cmp", cmp, symlinks=True)
+    comparison = Comparison.model_validate_json((cmp / COMPARISON_FILE).read_text())
+    later = comparison.model_copy(
+        update={"labels": [*comparison.labels, "later"], "runs": {**comparison.runs, "later": "l"}}
+    )
+    (cmp / COMPARISON_FILE).write_text(later.model_dump_json())
+    assert [r.label for r in load_runs([cmp])] == ["baseline", "climbing"]
 
 
 def test_shorten_keeps_head_and_tail_and_tail_keeps_the_end() -> None:

@@ -122,7 +122,10 @@ def load_comparison(path: Path) -> list[RunData]:
     for label in comparison.labels:
         if label not in comparison.runs:
             raise HillclimberError(f"{path / COMPARISON_FILE}: label '{label}' has no run")
-        runs.append(load_run(path / comparison.runs[label], label))
+        folder = path / comparison.runs[label]
+        if not (folder / "config.json").is_file():
+            continue  # a comparison still running: this setting has not started yet
+        runs.append(load_run(folder, label))
     return runs
 
 
