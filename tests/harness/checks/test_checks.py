@@ -174,6 +174,8 @@ def test_an_answer_holding_the_examples_made_up_value_fails(
     (root / Path(check.path).name).write_text(answer)
     outcome = check.run(built.context)
     assert not outcome.passed and repr(taken) in outcome.detail
+    (root / Path(check.path).name).write_text(answer.replace(taken, taken + "7"))
+    assert check.run(built.context).passed  # `req_17` is not the example's `req_1`
 
 
 @pytest.mark.parametrize(
