@@ -55,7 +55,7 @@ from hillclimber.harness.checks.shape import examples, literal, prose, shape_che
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.instruction import FORBID, protected_files
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
-from hillclimber.sandbox.files import read_text, same_name
+from hillclimber.sandbox.files import is_file, read_text, same_name
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",
            "set", "insert", "remove", "correct", "patch", "move")  # fmt: skip
@@ -97,8 +97,7 @@ class Workspace:
             return None
 
     def is_file(self, path: str) -> bool:
-        found = self.info(path)
-        return found is not None and found.kind == "file"
+        return is_file(self.sandbox, path)
 
     def text(self, path: str) -> str:
         return read_text(self.sandbox, path) or ""
