@@ -297,20 +297,22 @@ def test_a_fence_that_is_the_files_own_is_kept(path: str, content: str, tmp_path
 def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> None:
     """The task names `ec-policies.json`; it lies in /app/conf/: the prompt shows it there, and
     a read of /app/ec-policies.json says where it is. Two files of that name: neither."""
-    from hillclimber.harness.prompting.shown import named_files
+    from hillclimber.harness.prompting.shown import located, shown
 
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     (tmp_path / "workspace/conf").mkdir()
     (tmp_path / "workspace/conf/ec-policies.json").write_text('{"p": 1}\n')
     instruction = "Pick the best policy from ec-policies.json and write it to /app/out.txt."
-    assert named_files(instruction, sandbox, "/app").startswith("--- /app/conf/ec-policies.json")
+    assert shown(located(instruction, sandbox, "/app"), sandbox).startswith(
+        "--- /app/conf/ec-policies.json"
+    )
     read = execute(
         ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
     )
     assert not read.success and "(the file /app/conf/ec-policies.json has that name)" in read.output
     (tmp_path / "workspace/old").mkdir()
     (tmp_path / "workspace/old/ec-policies.json").write_text("{}\n")
-    assert named_files(instruction, sandbox, "/app") == ""
+    assert shown(located(instruction, sandbox, "/app"), sandbox) == ""
     again = execute(
         ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
     )
@@ -333,9 +335,9 @@ def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
         assert not result.success and result.metadata["binary"]
         assert "not a text file (it starts with 'SQLite format 3')" in result.output
     assert (tmp_path / "workspace" / "shop.db").read_bytes() == database
-    from hillclimber.harness.prompting.shown import named_files
+    from hillclimber.harness.prompting.shown import located, shown
 
-    assert named_files("Query /app/shop.db.", sandbox, "/app") == ""
+    assert shown(located("Query /app/shop.db.", sandbox, "/app"), sandbox) == ""
 
 
 def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Path) -> None:
@@ -355,7 +357,7 @@ def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Pat
 
 def test_files_the_task_protects_and_names(tmp_path: Path) -> None:
     from hillclimber.harness.instruction import protected_files
-    from hillclimber.harness.prompting.shown import named_files
+    from hillclimber.harness.prompting.shown import located, shown
 
     text = "Copy /app/source.txt to /app/echo.txt exactly. Do not change /app/source.txt."
     assert protected_files(text) == {"/app/source.txt"}
@@ -363,8 +365,8 @@ def test_files_the_task_protects_and_names(tmp_path: Path) -> None:
     assert protected_files("Create hello.txt.") == set()
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     (tmp_path / "workspace" / "source.txt").write_text("a\tb\n")
-    shown = named_files(text, sandbox, "/app")
-    assert "--- /app/source.txt (1 lines) ---\na\tb" in shown and "echo.txt" not in shown
+    blocks = shown(located(text, sandbox, "/app"), sandbox)
+    assert "--- /app/source.txt (1 lines) ---\na\tb" in blocks and "echo.txt" not in blocks
 
 
 def test_an_overwrite_that_drops_most_lines_is_detected() -> None:

@@ -22,7 +22,7 @@ from hillclimber.harness.loop import AgentLoop
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
-from hillclimber.harness.prompting.shown import named_files
+from hillclimber.harness.prompting.shown import located, shown
 from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.models.base import Model
@@ -84,7 +84,7 @@ def assemble(
         task.instruction,
         prompter=_prompter(config, ctx, budget, label, skills.section()),
         hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
-        files=partial(named_files, task.instruction, ctx.sandbox, ctx.workdir)
+        files=partial(shown, located(task.instruction, ctx.sandbox, ctx.workdir), ctx.sandbox)
         if config.view.mode == "micro" and config.view.show_named_files
         else lambda: "",
         events=events,

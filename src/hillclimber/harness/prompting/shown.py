@@ -13,26 +13,41 @@ import posixpath
 from hillclimber.harness.acting.tools import truncate
 from hillclimber.harness.instruction import named_paths
 from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import read_text, same_name
+from hillclimber.sandbox.files import exists, read_text, same_name
 
 MAX_FILES = 4
 MAX_BYTES = 64_000
 
 
-def named_files(instruction: str, sandbox: Sandbox, workdir: str, chars: int = 1200) -> str:
-    """`--- path (n lines) ---` blocks for the existing text files the instruction names (a
-    bare name not in the working folder: the one file of that name in a folder of it)."""
-    blocks: list[str] = []
+Named = list[tuple[str, str | None]]
+"""Each path an instruction names, with the file to show instead while it is not there."""
+
+
+def located(instruction: str, sandbox: Sandbox, workdir: str) -> Named:
+    """The paths the instruction names; for a bare name not in the working folder, the one
+    file of that name in a folder of it (looked up once, not at every turn)."""
+    found: Named = []
     for name in named_paths(instruction, workdir):
+        elsewhere = None
+        if posixpath.dirname(name) == workdir.rstrip("/") and not exists(sandbox, name):
+            same = same_name(sandbox, workdir, posixpath.basename(name))
+            elsewhere = same[0] if len(same) == 1 else None
+        found.append((name, elsewhere))
+    return found
+
+
+def shown(named: Named, sandbox: Sandbox, chars: int = 1200) -> str:
+    """`--- path (n lines) ---` blocks for the named files that are text files now (at most
+    `MAX_FILES`)."""
+    blocks: list[str] = []
+    for name, elsewhere in named:
         if len(blocks) >= MAX_FILES:
             break
         text = read_text(sandbox, name, max_bytes=MAX_BYTES)
-        if text is None and posixpath.dirname(name) == workdir.rstrip("/"):
-            found = same_name(sandbox, workdir, posixpath.basename(name))  # in a folder of it
-            name = found[0] if len(found) == 1 else name
-            text = read_text(sandbox, name, max_bytes=MAX_BYTES) if len(found) == 1 else None
+        if text is None and elsewhere is not None:
+            name, text = elsewhere, read_text(sandbox, elsewhere, max_bytes=MAX_BYTES)
         if text is None:
             continue
-        shown, meta = truncate(text, max_lines=40, max_chars=chars)
-        blocks.append(f"--- {name} ({meta['lines_total']} lines) ---\n{shown}")
+        cut, meta = truncate(text, max_lines=40, max_chars=chars)
+        blocks.append(f"--- {name} ({meta['lines_total']} lines) ---\n{cut}")
     return "\n".join(blocks)
