@@ -65,3 +65,10 @@ def test_stuck_asks_warmer_seeded_by_the_turn() -> None:
     ask.ask(VIEW, stuck=True)
     calm, warm = model.requests
     assert (calm.temperature, calm.seed) == (0.0, 0) and (warm.temperature, warm.seed) == (0.8, 3)
+
+
+def test_another_seed_is_another_draw_of_the_warmer_turns() -> None:
+    ask, model, _ = asker([CALL, CALL], retry_temperature=0.8, seed=1000)
+    ask.ask(VIEW, stuck=False)
+    ask.ask(VIEW, stuck=True)
+    assert [request.seed for request in model.requests] == [1000, 1003]

@@ -65,7 +65,7 @@ class Asker:
                 messages=built,
                 max_tokens=self.settings.max_answer_tokens,
                 temperature=self.settings.temperature if temperature is None else temperature,
-                seed=turn if explore else 0,
+                seed=self.settings.seed + (turn if explore else 0),
                 constraint=constraint,
             )
             try:

@@ -33,6 +33,9 @@ class Asking(_Settings):
     """When the model is stuck (a refused or repeated action, a failed check), ask the next
     turn at this temperature, seeded by the turn, so it explores another action instead of
     repeating a deterministic mistake. None: always `temperature`."""
+    seed: int = Field(default=0, ge=0)
+    """Added to the seed of every request: another seed is another draw of the warmer turns
+    (`climb` repeats the starting setting with other seeds to measure the noise)."""
     max_answer_tokens: int = Field(default=512, ge=32)
     constrained: bool = True
     """Constrain the answer to the tool-call schema where the back end can."""
