@@ -101,5 +101,12 @@ def hc(*args: str) -> subprocess.CompletedProcess[str]:
         capture_output=True,
         text=True,
         timeout=300,
-        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
+        env=user_env(),
     )
+
+
+def user_env() -> dict[str, str]:
+    """A user's shell: a wide terminal, a plain PATH; and PYTHONPATH where it is set, so the
+    code under test runs, not whichever copy is installed."""
+    env = {"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"}
+    return env | ({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})

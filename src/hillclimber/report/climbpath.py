@@ -1,0 +1,104 @@
+"""The path a climb took, from its store: a table for the terminal (`climb show`) and a page
+with the score per step, train and held-out (`climb show --html`, `report CLIMB`)."""
+
+from __future__ import annotations
+
+from html import escape
+from pathlib import Path
+
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+from rich.table import Table
+
+from hillclimber.climb.store import ClimbStore, Step
+from hillclimber.climb.tune import RESULT, Summary
+from hillclimber.report.plots import _data_uri
+
+STYLE = (
+    "body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; } "
+    "table { border-collapse: collapse; } th, td { border: 1px solid #ccc; padding: .25em .6em; }"
+)
+COLUMNS = ("step", "kind", "setting", "score", "best", "kept", "note")
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def _row(step: Step) -> list[str]:
+    kept = "✓" if step.kept and step.kind == "try" else ""
+    return [str(step.n), step.kind, step.setting, _number(step.score), _number(step.best), kept,
+            step.note]  # fmt: skip
+
+
+def _title(store: ClimbStore) -> str:
+    args = store.get("arguments") or {}
+    result = store.get(RESULT)
+    head = f"climb of {args.get('model', '?')} from {args.get('start', '?')}"
+    if result is None:
+        return f"{head} (not finished)"
+    summary = Summary.model_validate(result)
+    return (
+        f"{head}: train {summary.tuned_train:g}/{summary.train_size} tuned vs "
+        f"{', '.join(map(str, summary.start_train))} start (noise {summary.noise}); held-out "
+        f"{summary.tuned_held_out}/{summary.held_out_size} tuned vs {summary.start_held_out} start"
+    )
+
+
+def path_table(store: ClimbStore) -> Table:
+    table = Table(title=_title(store), title_justify="left")
+    for column in COLUMNS:
+        table.add_column(column, justify="right" if column in ("step", "score", "best") else "left")
+    for step in store.steps():
+        table.add_row(*_row(step))
+    return table
+
+
+def path_plot(steps: list[Step]) -> str:
+    """Score per step: each setting tried on train (kept ones filled), the best so far, and the
+    held-out scores of the start and the tuned setting after the search."""
+    figure = Figure(figsize=(max(5.0, 0.45 * len(steps) + 2), 3.4))
+    ax = figure.add_subplot()
+    train = [s for s in steps if s.kind in ("noise", "try")]
+    best = [(s.n, s.best) for s in train if s.best is not None]
+    if best:
+        ax.step([n for n, _ in best], [b for _, b in best], where="post", color="#4878d0",
+                label="best on train")  # fmt: skip
+    tried = [s for s in train if not s.kept]
+    ax.scatter([s.n for s in tried], [s.score or 0 for s in tried], color="#999", label="tried")
+    kept = [s for s in train if s.kept]
+    ax.scatter([s.n for s in kept], [s.score or 0 for s in kept], color="#1a7f37", label="kept")
+    held = [s for s in steps if s.kind == "held-out"]
+    ax.scatter([s.n for s in held], [s.score or 0 for s in held], color="#ee854a", marker="D",
+               label="held-out")  # fmt: skip
+    for step in held:
+        ax.annotate(step.setting, (step.n, step.score or 0), textcoords="offset points",
+                    xytext=(4, 4), fontsize=8)  # fmt: skip
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("step")
+    ax.set_ylabel("tasks solved")
+    ax.legend(fontsize=8, loc="best")
+    return _data_uri(figure)
+
+
+def climb_page(store: ClimbStore) -> str:
+    steps = store.steps()
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in _row(step)) + "</tr>"
+        for step in steps
+    )
+    header = "".join(f"<th>{column}</th>" for column in COLUMNS)
+    title = escape(_title(store))
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{title}</title><style>{STYLE}</style></head><body>"
+        f'<h1>{title}</h1><img src="{path_plot(steps)}" alt="score per step">'
+        f"<table><tr>{header}</tr>{rows}</table></body></html>\n"
+    )
+
+
+def write_climb_page(store: ClimbStore, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(climb_page(store), encoding="utf-8")
+    return path

@@ -1,0 +1,166 @@
+"""Whole climbs on real trials (the runner, the sandbox, the tasks' tests) with the scripted
+model: a planted better setting found, the start kept when nothing beats the noise, a killed
+climb resumed, the held-out tasks run only at the end."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from hillclimber import __version__
+from hillclimber.climb.evaluate import Evaluator
+from hillclimber.climb.search import Budget
+from hillclimber.climb.space import load_space
+from hillclimber.climb.store import ClimbStore
+from hillclimber.climb.tasks import load_tasks
+from hillclimber.climb.tune import tune
+from hillclimber.harness.presets import load_harness
+from hillclimber.models import ModelConfig
+from hillclimber.results import RunConfig
+from hillclimber.sandbox import pick_sandbox_kind
+
+from conftest import FIXTURES, hc, user_env
+
+pytestmark = pytest.mark.slow
+
+
+def _call(name: str, **arguments: str) -> str:
+    return json.dumps({"name": name, "arguments": arguments})
+
+
+# a wrong answer on the first turn, the right one on the second: one turn fails, three pass
+ANSWERS = [
+    _call("run_command", command="printf 'Hi\\n' > /app/hello.txt"),
+    _call("run_command", command="printf 'Hello, world!\\n' > /app/hello.txt"),
+    *[_call("task_complete")] * 3,
+]
+PLANTED = "max_turns = [1, 3]\n[view]\noutput_chars = [1000, 3000]\n"
+IDLE = "[view]\noutput_chars = [1000, 3000]\n"
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """Four copies of the hello fixture, the script, and a start of one turn."""
+    for name in "abcd":
+        shutil.copytree(FIXTURES / "tb2" / "fx-hello", tmp_path / "tasks" / f"hello-{name}")
+    (tmp_path / "answers.json").write_text(json.dumps(ANSWERS))
+    (tmp_path / "start.toml").write_text('preset = "naive"\nmax_turns = 1\n')
+    return tmp_path
+
+
+def _args(home: Path, space: str, folder: str = "climb") -> list[str]:
+    (home / "space.toml").write_text(space)
+    tasks = home / "tasks"
+    return [
+        "climb", "--model", f"scripted:{home / 'answers.json'}",
+        "--train", f"{tasks}:hello-a,hello-b", "--held-out", f"{tasks}:hello-c,hello-d",
+        "--start", str(home / "start.toml"), "--space", str(home / "space.toml"),
+        "--dir", str(home / folder),
+    ]  # fmt: skip
+
+
+def test_a_climb_finds_a_planted_better_setting(home: Path) -> None:
+    done = hc(*_args(home, PLANTED))
+    assert done.returncode == 0, done.stderr
+    assert "Changes kept: max_turns=3." in done.stdout
+    assert "start 0, tuned 2: the tuned setting beats the start" in done.stdout
+    tuned = load_harness(str(home / "climb" / "tuned.toml"))
+    assert (tuned.max_turns, tuned.feedback, tuned.tools) == (
+        3,
+        "none",
+        ("run_command", "task_complete"),
+    )
+    shown = hc("climb", "show", str(home / "climb"), "--html", str(home / "path.html"))
+    assert shown.returncode == 0, shown.stderr
+    assert "max_turns=3" in shown.stdout and "held-out" in shown.stdout
+    assert "data:image/png;base64," in (home / "path.html").read_text()
+    reported = hc("report", str(home / "climb"))
+    assert reported.returncode == 0, reported.stderr
+    assert "max_turns=3" in (home / "climb" / "report.html").read_text()
+
+
+def test_a_climb_keeps_the_start_when_nothing_beats_the_noise(home: Path) -> None:
+    done = hc(*_args(home, IDLE))
+    assert done.returncode == 0, done.stderr
+    assert "Changes kept: none." in done.stdout and "does not beat" in done.stdout
+    tuned = load_harness(str(home / "climb" / "tuned.toml"))
+    start = load_harness(str(home / "start.toml"))
+    assert tuned.model_dump(exclude={"preset"}) == start.model_dump(exclude={"preset"})
+
+
+def _evaluations(db: Path) -> list[tuple[str, str, int]]:
+    if not db.exists():
+        return []
+    try:
+        with sqlite3.connect(db) as con:
+            return list(con.execute("SELECT changes, split, seed FROM evaluations ORDER BY rowid"))
+    except sqlite3.OperationalError:
+        return []
+
+
+def test_a_killed_climb_resumes_where_it_was(home: Path) -> None:
+    command = [sys.executable, "-m", "hillclimber", *_args(home, PLANTED)]
+    job = subprocess.Popen(
+        command, env=user_env(), stdout=subprocess.DEVNULL, start_new_session=True
+    )
+    db = home / "climb" / "climb.db"
+    deadline = time.monotonic() + 120
+    while not _evaluations(db) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    os.killpg(job.pid, signal.SIGKILL)
+    assert job.wait() == -signal.SIGKILL
+    before = _evaluations(db)
+    assert before and len(before) < 5
+    first = home / "climb" / "runs" / "train" / "start-s0"
+    stamps = {p: p.stat().st_mtime_ns for p in first.rglob("result.json")}
+    again = hc("climb", "--dir", str(home / "climb"))
+    assert again.returncode == 0, again.stderr
+    assert "Changes kept: max_turns=3." in again.stdout
+    assert _evaluations(db)[: len(before)] == before
+    assert {p: p.stat().st_mtime_ns for p in first.rglob("result.json")} == stamps
+
+
+def test_a_resumed_climb_must_keep_its_tasks(home: Path) -> None:
+    assert hc(*_args(home, IDLE)).returncode == 0
+    other = hc("climb", "--dir", str(home / "climb"), "--train", f"{home / 'tasks'}:hello-a")
+    assert other.returncode == 2 and "started with train" in other.stderr
+
+
+def test_the_held_out_tasks_run_only_at_the_end(home: Path) -> None:
+    (home / "space.toml").write_text(PLANTED)
+    tasks = home / "tasks"
+    store = ClimbStore(home / "climb.db")
+    start = load_harness(str(home / "start.toml"))
+    base = RunConfig(
+        run_id="climb", source="climb", task_ids=[], agent="harness",
+        sandbox=pick_sandbox_kind()[0].value, n_attempts=1, n_concurrent=2,
+        model=ModelConfig(spec=f"scripted:{home / 'answers.json'}"), harness=start,
+        hillclimber_version=__version__,
+    )  # fmt: skip
+    splits = {
+        "train": load_tasks([f"{tasks}:hello-a,hello-b"], "--train"),
+        "held-out": load_tasks([f"{tasks}:hello-c,hello-d"], "--held-out"),
+    }
+    evaluator = Evaluator(store, start, base, splits, home / "runs")  # type: ignore[arg-type]
+    summary = tune(load_space(home / "space.toml"), evaluator, start_name="start", repeats=2,
+                   budget=Budget())  # fmt: skip
+    splits_asked = [split for split, _ in evaluator.asked]
+    first_held = splits_asked.index("held-out")
+    assert "train" not in splits_asked[first_held:] and splits_asked.count("held-out") == 2
+    assert (summary.start_held_out, summary.tuned_held_out) == (0, 2)
+
+
+def test_a_climb_may_not_start_from_the_tests(home: Path) -> None:
+    args = _args(home, IDLE)
+    args[args.index("--start") + 1] = "climber@tests"
+    done = hc(*args)
+    assert done.returncode == 2 and "may not see the tests" in done.stderr
