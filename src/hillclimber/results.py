@@ -104,6 +104,9 @@ class RunConfig(BaseModel):
     """The model, for agents that use one."""
     harness: HarnessConfig | None = None
     """The full harness configuration (its preset and every setting)."""
+    task_harness: dict[str, HarnessConfig] = Field(default_factory=dict)
+    """Tasks that ran with another setting than `harness`: the one a climb remembered for
+    them (`bench --memory`)."""
     suite_hints: str | None = None
     """The suite's declared hint policy."""
     workspace: str | None = None

@@ -78,7 +78,7 @@ class Run:
                 sandbox=self._sandbox_for(task),
                 agent_timeout_multiplier=self.config.agent_timeout_multiplier,
                 model=self.config.model,
-                harness=self.config.harness,
+                harness=self.config.task_harness.get(task.id, self.config.harness),
                 suite_hints=self.config.suite_hints,
                 suite_source=self.config.source,
                 workspace=workspace,

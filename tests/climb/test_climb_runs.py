@@ -49,8 +49,8 @@ IDLE = "[view]\noutput_chars = [1000, 3000]\n"
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
-    """Four copies of the hello fixture, the script, and a start of one turn."""
-    for name in "abcd":
+    """Copies of the hello fixture (e in neither set), the script, a start of one turn."""
+    for name in "abcde":
         shutil.copytree(FIXTURES / "tb2" / "fx-hello", tmp_path / "tasks" / f"hello-{name}")
     (tmp_path / "answers.json").write_text(json.dumps(ANSWERS))
     (tmp_path / "start.toml").write_text('preset = "naive"\nmax_turns = 1\n')
@@ -164,3 +164,24 @@ def test_a_climb_may_not_start_from_the_tests(home: Path) -> None:
     args[args.index("--start") + 1] = "climber@tests"
     done = hc(*args)
     assert done.returncode == 2 and "may not see the tests" in done.stderr
+
+
+def test_a_task_reruns_with_the_setting_a_climb_remembered_for_it(home: Path) -> None:
+    assert hc(*_args(home, PLANTED)).returncode == 0
+    bench = [
+        "bench", "--dataset", str(home / "tasks"), "--tasks", "hello-a,hello-e",
+        "--model", f"scripted:{home / 'answers.json'}", "--preset", str(home / "start.toml"),
+        "--runs-dir", str(home / "runs"), "--run-id", "again",
+    ]  # fmt: skip
+    done = hc(*bench, "--memory", str(home / "climb"))
+    assert done.returncode == 0, done.stderr
+    assert "1 of 2 tasks ran with the setting that solved them there" in done.stdout
+    config = json.loads((home / "runs" / "again" / "config.json").read_text())
+    assert list(config["task_harness"]) == ["hello-a"]
+    assert config["task_harness"]["hello-a"]["max_turns"] == 3
+    result = json.loads((home / "runs" / "again" / "result.json").read_text())
+    assert result["totals"]["passed"] == 1  # hello-a with 3 turns; hello-e with the start's 1
+    shutil.copy(home / "answers.json", home / "other.json")
+    other = hc(*bench, "--run-id", "other", "--model", f"scripted:{home / 'other.json'}",
+               "--memory", str(home / "climb"))  # fmt: skip
+    assert other.returncode == 2 and "that climb tuned for model scripted:" in other.stderr

@@ -80,3 +80,20 @@ def test_a_file_that_is_no_store_is_one_line(tmp_path: Path) -> None:
     bad.write_text("not a database, just words " * 100)
     with pytest.raises(HillclimberError, match="not a climb store"):
         ClimbStore(bad)
+
+
+def test_a_task_remembers_the_tuned_setting_where_it_solved_it_else_the_first(
+    tmp_path: Path,
+) -> None:
+    from hillclimber.climb.memory import remembered
+
+    store = ClimbStore(tmp_path / "climb.db")
+    first, tuned = {"max_turns": 5}, {"max_turns": 9}
+    for changes, passed in [
+        ({}, {"a": False, "b": False, "c": False}),
+        (first, {"a": True, "b": True, "c": False}),
+        (tuned, {"a": True, "b": False, "c": False}),
+    ]:
+        store.add_evaluation(Evaluation(changes, "train", 0, 1, 3, 3, False, 1.0, passed, ""))
+    store.put("result", {"changes": tuned})
+    assert remembered(store) == {"a": tuned, "b": first}

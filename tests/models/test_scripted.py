@@ -80,3 +80,8 @@ def test_a_script_file_names_errors_to_raise(tmp_path: Path) -> None:
     unknown.write_text('[{"raise": "meteor"}]')
     with pytest.raises(HillclimberError, match=r"unknown.json.*'raise'"):
         ScriptedModel.from_file(unknown)
+
+
+def test_a_missing_file_of_answers_is_one_line(tmp_path: Path) -> None:
+    with pytest.raises(HillclimberError, match=r"nothing\.json: cannot read the answers"):
+        ScriptedModel.from_file(tmp_path / "nothing.json")

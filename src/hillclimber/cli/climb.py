@@ -28,7 +28,7 @@ from hillclimber.cli.options import (
 from hillclimber.climb.evaluate import Evaluator
 from hillclimber.climb.search import SEES_TESTS, parse_budget
 from hillclimber.climb.space import load_space
-from hillclimber.climb.store import ClimbStore, open_store
+from hillclimber.climb.store import STORE, ClimbStore, open_store
 from hillclimber.climb.tasks import load_tasks, overlap, task_ids
 from hillclimber.climb.tune import tune
 from hillclimber.climb.tuned import settings_file
@@ -41,7 +41,6 @@ from hillclimber.trial import TrialSpec
 climb_app = typer.Typer(help="Tune the harness's settings to a model: climb, show.")
 app.add_typer(climb_app, name="climb")
 
-STORE = "climb.db"
 SpecOpt = Annotated[
     list[str] | None,
     typer.Option(
@@ -195,7 +194,7 @@ def show(
 ) -> None:
     """Print the path a climb took: the noise, each setting tried and kept, the held-out
     scores."""
-    from hillclimber.report.climbpath import path_table, write_climb_page
+    from hillclimber.report.climbpath import evaluations_table, path_table, write_climb_page
 
     path = db / STORE if db.is_dir() else db
     try:
@@ -203,6 +202,7 @@ def show(
     except HillclimberError as err:
         fail(str(err))
     console.print(path_table(store))
+    console.print(evaluations_table(store))
     if html is not None:
         console.print(f"page: {write_climb_page(store, html)}", highlight=False)
     store.close()

@@ -42,11 +42,12 @@ from hillclimber.cli.options import (
 )
 from hillclimber.compare import load_setting, served
 from hillclimber.compare import plan as plan_comparison
+from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, make_model
 from hillclimber.report.progress import LiveProgress
 from hillclimber.report.rundata import load_runs
 from hillclimber.report.tables import stats_table, task_matrix
-from hillclimber.results import RunResult, read_trial
+from hillclimber.results import RunConfig, RunResult, read_trial
 from hillclimber.runner import Run
 from hillclimber.task import Environment, Task, TaskFormat
 
@@ -111,6 +112,13 @@ def bench(
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
     agent_timeout_multiplier: Annotated[float, typer.Option(min=0.01)] = 1.0,
+    memory: Annotated[
+        Path | None,
+        typer.Option(
+            help="A climb's folder: each task it solved runs with the setting that solved it "
+            "(a suite of your own, run again; no measure of unseen tasks)."
+        ),
+    ] = None,
 ) -> None:
     """Run tasks of a suite or dataset and verify each with its own tests."""
     if agent not in AGENTS:
@@ -136,6 +144,8 @@ def bench(
         unsafe=unsafe,
         images=images_here(sandbox),
     )
+    if memory is not None:
+        config, notes = _remembered(config, chosen, memory, notes)
     run = Run(config, chosen, runs_dir / run_id, redo=redo, retry_errors=retry_errors,
               invalid_tasks=invalid, notes=notes)  # fmt: skip
     who = f"{model} with setting {setting.preset}" if setting else f"agent {agent}"
@@ -148,6 +158,28 @@ def bench(
     _print_summary(summary, run.run_dir)
     if invalid:
         raise typer.Exit(2)
+
+
+def _remembered(
+    config: RunConfig, tasks: list[Task], memory: Path, notes: list[str]
+) -> tuple[RunConfig, list[str]]:
+    """The run with the climb's remembered setting for each task it solved, and a note that
+    says so."""
+    from hillclimber.climb.memory import task_settings
+
+    if config.agent != "harness" or config.model is None:
+        fail("--memory: only the harness's runs have settings to remember")
+    try:
+        settings = task_settings(memory, config.model.spec)
+    except HillclimberError as err:
+        fail(str(err))
+    chosen = {task.id: settings[task.id] for task in tasks if task.id in settings}
+    note = (
+        f"per-task memory from {memory}: {len(chosen)} of {len(tasks)} tasks ran with the "
+        "setting that solved them there; no measure of unseen tasks"
+    )
+    console.print(f"[yellow]note:[/] {note}", highlight=False)
+    return config.model_copy(update={"task_harness": chosen}), [*notes, note]
 
 
 PRESETS_HELP = (

@@ -50,13 +50,13 @@ def report(
 ) -> None:
     """Write one self-contained HTML file: numbers, plots and every trial's trajectory (of a
     climb's folder: the path it took)."""
+    from hillclimber.climb.store import STORE, open_store
     from hillclimber.report.html import write_report  # imports matplotlib: only when asked
 
-    if (run_paths[0] / "climb.db").is_file():
-        from hillclimber.climb.store import open_store
+    if (run_paths[0] / STORE).is_file():
         from hillclimber.report.climbpath import write_climb_page
 
-        store = open_store(run_paths[0] / "climb.db", must_exist=True)
+        store = open_store(run_paths[0] / STORE, must_exist=True)
         page = write_climb_page(store, output or run_paths[0] / "report.html")
         console.print(f"report: {page}", highlight=False)
         return

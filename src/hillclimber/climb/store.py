@@ -15,6 +15,8 @@ from typing import Any, Literal
 from hillclimber.errors import HillclimberError
 
 Split = Literal["train", "held-out"]
+STORE = "climb.db"
+"""The store's file in a climb's folder."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS climb (key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -46,7 +46,10 @@ class ScriptedModel:
     def from_file(cls, path: Path, profile: ModelProfile | None = None) -> ScriptedModel:
         """A JSON list of answers, or JSON Lines with one answer each. An answer is a string,
         {"text": ...}, or {"raise": KIND, "message": ...} with KIND one of RAISES."""
-        text = path.read_text()
+        try:
+            text = path.read_text()
+        except OSError as err:
+            raise HillclimberError(f"{path}: cannot read the answers ({err.strerror})") from err
         try:
             data = json.loads(text)
             items = data if isinstance(data, list) else [data]

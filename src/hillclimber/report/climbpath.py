@@ -54,6 +54,20 @@ def path_table(store: ClimbStore) -> Table:
     return table
 
 
+def evaluations_table(store: ClimbStore) -> Table:
+    """Every evaluation so far, in order: what a climb still running has done (its path is
+    written as each setting of the space is decided)."""
+    table = Table(title="evaluations", title_justify="left")
+    for column in ("split", "setting", "seed", "solved", "run", "hours"):
+        table.add_column(column, justify="left" if column in ("split", "setting") else "right")
+    for done in store.evaluations():
+        setting = ", ".join(f"{k}={v}" for k, v in done.changes.items()) or "start"
+        ran = f"{done.finished}/{done.total}" + (" pruned" if done.pruned else "")
+        table.add_row(done.split, setting, str(done.seed), str(done.solved), ran,
+                      f"{done.seconds / 3600:.1f}")  # fmt: skip
+    return table
+
+
 def path_plot(steps: list[Step]) -> str:
     """Score per step: each setting tried on train (kept ones filled), the best so far, and the
     held-out scores of the start and the tuned setting after the search."""
