@@ -15,7 +15,7 @@ from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
-from hillclimber.harness.checks.kinds import CommandSucceeds
+from hillclimber.harness.checks.kinds import CommandSucceeds, FileNotACopy
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.presets import preset
 from hillclimber.models import ModelProfile, ScriptedModel
@@ -206,6 +206,83 @@ def test_an_examples_value_that_may_be_real_is_allowed(
         (root / name).write_text(text)
     check, _ = the_check("FileNotACopy", instruction, sandbox)
     assert check.borrowed == ()
+
+
+@pytest.mark.parametrize(
+    ("instruction", "files", "answer"),
+    [
+        (  # the directive the configuration really has, and its value
+            "The main configuration is `/app/nginx.conf`. Save your analysis to "
+            '`/app/fix.json`.\n\nExample:\n```json\n{"directive": "proxy_read_timeout", '
+            '"current_value": "60s", "recommended_value": "150s"}\n```',
+            {"nginx.conf": "location / {\n  proxy_read_timeout 60s;\n}\n"},
+            '{"directive": "proxy_read_timeout", "current_value": "60s", "recommended_value": '
+            '"150s"}',
+        ),
+        (  # `KEY: value` lines naming what the log holds
+            "Find the service that failed in /app/services.log and write it to /app/report.txt "
+            "in this format:\n```\nservice: pg-main\nunit: pg-main.service\nstate: failed\n```",
+            {"services.log": "web-1 running\npg-main failed (pg-main.service)\n"},
+            "service: pg-main\nunit: pg-main.service\nstate: failed\n",
+        ),
+        (  # a list of the real accounts
+            "List the accounts of /app/users.txt that have a shell in /app/shells.json, for "
+            'example:\n```json\n{"accounts": ["svc_backup", "deploy-bot"]}\n```',
+            {"users.txt": "svc_backup:/bin/bash\ndeploy-bot:/bin/sh\nnobody:/sbin/nologin\n"},
+            '{"accounts": ["svc_backup", "deploy-bot"]}',
+        ),
+    ],
+)
+def test_an_example_of_the_tasks_own_values_may_be_the_answer(
+    instruction: str, files: dict[str, str], answer: str, tmp_path: Path
+) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    built = build_checks(instruction, sandbox)
+    [copy] = [c for c in built.checks if isinstance(c, FileNotACopy)]  # the inputs still are
+    (root / Path(copy.path).name).write_text(answer)
+    assert copy.run(built.context).passed
+    for name in files:  # the same example, its values not the task's: a copy of it fails
+        (root / name).write_text("nothing of it here\n")
+    (root / Path(copy.path).name).unlink()
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    (root / Path(check.path).name).write_text(answer)
+    assert not check.run(built.context).passed
+
+
+@pytest.mark.parametrize(
+    ("example", "files"),
+    [
+        # one value of three is the task's: the others are made up
+        ('{"directive": "proxy_read_timeout", "current": "30s", "new": "90s"}',
+         {"nginx.conf": "proxy_read_timeout 60s;\n"}),
+        # two of four: not two in three
+        ('{"a": "alpha", "b": "beta", "c": "gamma", "d": "delta"}',
+         {"nginx.conf": "alpha beta\n"}),
+        # only numbers held: they are in any file by chance
+        ('{"port": 8080, "workers": 4}', {"nginx.conf": "listen 8080;\nworkers 4;\n"}),
+        # plain words held: the kinds a value may take
+        ('{"web_1": {"mode": "bridge"}, "db_1": {"mode": "host"}}',
+         {"nginx.conf": "mode bridge\nmode host\n"}),
+        # a made-up code among values of the task's
+        ('{"directive": "proxy_read_timeout", "value": "60s", "ticket": "OPS-2024-117"}',
+         {"nginx.conf": "proxy_read_timeout 60s;\n"}),
+    ],
+)  # fmt: skip
+def test_an_example_of_values_not_the_tasks_is_still_no_answer(
+    example: str, files: dict[str, str], tmp_path: Path
+) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    instruction = (
+        "Read /app/nginx.conf. Save the result to /app/fix.json.\n\nExample:\n"
+        f"```json\n{example}\n```"
+    )
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    (root / "fix.json").write_text(example)
+    assert not check.run(built.context).passed
 
 
 @pytest.mark.parametrize(

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from hillclimber.harness.checks.fields import field
+from hillclimber.harness.checks.kinds import holds
 
 _MADE_UP = re.compile(
     r"^(?:[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}"  # a person's or a thing's name: Alice Smith
@@ -31,6 +32,23 @@ def example_values(block: str, told: str) -> tuple[str, ...]:
     those the instruction's prose (`told`) names too: those are real."""
     found = dict.fromkeys(v for v in _leaves(block) if _MADE_UP.match(v) and v not in told)
     return tuple(v for v in found if not _PLACEHOLDER.search(v))
+
+
+_TOKEN = re.compile(r"^(?=\S*[A-Za-z])(?=\S*[\d_.:@-])[\w.:@+-]{3,}$")
+"""A value of one token with a letter and a digit or a separator in it: `proxy_read_timeout`,
+`60s`, `pg-main.service`. Not a plain word (`bridge`, `sda`, `failed`): those are as often the
+kinds a value may take, found in any data, as the answer."""
+
+
+def from_the_data(block: str, texts: Sequence[str]) -> bool:
+    """Whether an example's values are the task's own: at least two of its one-token values,
+    and two in three of them, are in the task's files. Such an example may be the answer
+    itself (the directive a configuration really has, and its value), so a copy of it is no
+    sign of work left undone."""
+    tokens = [v for v in dict.fromkeys(_leaves(block)) if _TOKEN.match(v)]
+    tokens = [v for v in tokens if not _PLACEHOLDER.search(v)]
+    held = [v for v in tokens if any(holds(text, v) for text in texts)]
+    return len(held) >= 2 and 3 * len(held) >= 2 * len(tokens)
 
 
 def _leaves(block: str) -> Iterator[str]:

@@ -27,10 +27,9 @@ import re
 import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from itertools import chain
 
 from hillclimber.harness.checks.base import Check
-from hillclimber.harness.checks.borrowed import example_values, unheld
+from hillclimber.harness.checks.borrowed import example_values, from_the_data, unheld
 from hillclimber.harness.checks.kinds import (
     EXAMPLE,
     MAGIC,
@@ -305,7 +304,8 @@ def _not_copies(
     all (a backup, a restored file, "identical"); nor the instruction's illustration of it,
     unless the block's text is demanded in the file; nor does it hold a value the illustration
     made up (`checks/borrowed.py`) that no file of the task holds, when every input the
-    instruction names is there to tell."""
+    instruction names is there to tell. An illustration whose values are the task's own data,
+    none of them made up, may be the answer itself: no copy check of it."""
     if not new_files:
         return []
     named = dict.fromkeys(p for s in said for p in s.paths)
@@ -315,13 +315,16 @@ def _not_copies(
     demanded = {(c.path, c.text) for c in found if isinstance(c, FileHasText)}
     shown: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     made_up: dict[str, list[str]] = {}
+    places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
+    held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)]
     for index, output in examples(said, new_files):
         block = (said[index].block or "").strip("\n")
-        if _SHOWN.search(said[index].text) and (output, block) not in demanded:
+        if not _SHOWN.search(said[index].text) or (output, block) in demanded:
+            continue
+        values = example_values(block, prose(said))
+        if unheld(values, held) or not from_the_data(block, held):
             shown.setdefault(output, []).append((EXAMPLE, fingerprints(block)))
-            made_up.setdefault(output, []).extend(example_values(block, prose(said)))
-    places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
-    held = chain((t for _, t in texts), here.texts(_INPUT_BYTES, places))
+            made_up.setdefault(output, []).extend(values)
     missing = any(here.info(p) is None for p in named if p not in new_files)
     values = () if missing else dict.fromkeys(v for vs in made_up.values() for v in vs)
     borrowed = set(unheld(values, held))  # an input not there: what it holds is not known

@@ -150,7 +150,7 @@ class FileNotACopy(FileCheck):
         found = set(fingerprints(text))
         copied = next((what for what, marks in self.sources if found & set(marks)), "")
         if not copied:
-            taken = next((value for value in self.borrowed if _holds(text, value)), None)
+            taken = next((value for value in self.borrowed if holds(text, value)), None)
             if taken is not None:
                 return Outcome(False, f"it holds {taken!r} of {EXAMPLE}, which no input holds:"
                                " work out the real values")  # fmt: skip
@@ -160,7 +160,7 @@ class FileNotACopy(FileCheck):
         return Outcome(False, f"it holds what {copied} holds")
 
 
-def _holds(text: str, value: str) -> bool:
+def holds(text: str, value: str) -> bool:
     """Whether `text` holds `value` on its own (`req_1` is not in `req_10`)."""
     return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text) is not None
 
