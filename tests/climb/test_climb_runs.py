@@ -185,3 +185,12 @@ def test_a_task_reruns_with_the_setting_a_climb_remembered_for_it(home: Path) ->
     other = hc(*bench, "--run-id", "other", "--model", f"scripted:{home / 'other.json'}",
                "--memory", str(home / "climb"))  # fmt: skip
     assert other.returncode == 2 and "that climb tuned for model scripted:" in other.stderr
+
+
+def test_a_climb_whose_tasks_do_not_load_can_be_started_again_in_its_folder(home: Path) -> None:
+    args = _args(home, IDLE)
+    bad = [*args[: args.index("--train") + 1], f"{home / 'tasks'}:hello-zz",
+           *args[args.index("--train") + 2 :]]  # fmt: skip
+    failed = hc(*bad)
+    assert failed.returncode == 2 and "hello-zz" in failed.stderr
+    assert hc(*args).returncode == 0

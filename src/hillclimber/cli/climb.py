@@ -104,6 +104,9 @@ def climb(
              "sets": setting_changes(sets, max_turns) or None, "space": space and str(space),
              "repeats": repeats}  # fmt: skip
     args = _arguments(store, given)
+    if budget is not None:
+        store.put("budget", budget)  # a resume may give the climb more, or less
+    budget = store.get("budget")
     try:
         tuned_path = out or folder / "tuned.toml"
         summary = _climb(store, folder, args, budget, base_url, context_window, sandbox, unsafe)
@@ -129,8 +132,7 @@ def _arguments(store: ClimbStore, given: dict[str, Any]) -> dict[str, Any]:
         args = {key: DEFAULTS.get(key) if value is None else value for key, value in given.items()}
         if not args["train"] or not args["held_out"]:
             fail("climb: give --train and --held-out (tasks to tune on, and to judge on)")
-        store.put("arguments", args)
-        return args
+        return args  # stored once they all load (`_climb`)
     for key, value in given.items():
         if value is not None and value != stored[key]:
             fail(f"{store.path}: this climb was started with {key} {stored[key]}; resume it "
@@ -161,6 +163,7 @@ def _climb(store: ClimbStore, folder: Path, args: dict[str, Any], budget: str | 
             f"--held-out: {', '.join(shared)} also in --train: held-out tasks judge only if unseen"
         )
     kind, _ = pick_sandbox(sandbox, unsafe=unsafe)
+    store.put("arguments", args)
     tasks = [task for group in train for task in group.tasks]
     base = run_config(folder.name, "climb", tasks, agent="harness", sandbox=kind, model=model,
                       harness=start, n_concurrent=concurrency(None, args["model"]),

@@ -321,10 +321,10 @@ def _not_copies(
         block = (said[index].block or "").strip("\n")
         if not _SHOWN.search(said[index].text) or (output, block) in demanded:
             continue
-        values = example_values(block, prose(said))
-        if unheld(values, held) or not from_the_data(block, held):
+        invented = example_values(block, prose(said))
+        if unheld(invented, held) or not from_the_data(block, held):
             shown.setdefault(output, []).append((EXAMPLE, fingerprints(block)))
-            made_up.setdefault(output, []).extend(values)
+            made_up.setdefault(output, []).extend(invented)
     missing = any(here.info(p) is None for p in named if p not in new_files)
     values = () if missing else dict.fromkeys(v for vs in made_up.values() for v in vs)
     borrowed = set(unheld(values, held))  # an input not there: what it holds is not known
