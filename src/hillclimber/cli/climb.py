@@ -38,7 +38,11 @@ from hillclimber.results import TrialResult
 from hillclimber.runner import RunEvents
 from hillclimber.trial import TrialSpec
 
-climb_app = typer.Typer(help="Tune the harness's settings to a model: climb, show.")
+climb_app = typer.Typer(
+    help="Tune the harness's settings to a model on train tasks, and judge the result once on "
+    "held-out tasks (docs/climb.md). With --dir alone, resume a climb; `climb show DIR` prints "
+    "the path it took."
+)
 app.add_typer(climb_app, name="climb")
 
 SpecOpt = Annotated[
