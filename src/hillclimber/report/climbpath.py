@@ -88,6 +88,7 @@ def path_plot(steps: list[Step]) -> str:
     for step in held:
         ax.annotate(step.setting, (step.n, step.score or 0), textcoords="offset points",
                     xytext=(4, 4), fontsize=8)  # fmt: skip
+    ax.margins(x=0.12, y=0.15)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.yaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
