@@ -91,7 +91,9 @@ _CHANGES = re.compile(
     r"(?:e|es|ed|ing|s|ies|y|ied|ting|ted)?\b",
     re.IGNORECASE,
 )
-"""A verb that changes a file: the file the sentence (or the next) names is not only read."""
+"""A verb that changes a file: the file the sentence (or the next) names is not only read.
+Broader than the verbs that make a goal check of a change (`checks/extract._CHANGE`) on
+purpose: a file wrongly taken for a read-only input would be refused to a right answer."""
 DATA = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt", ".db", ".sqlite",
         ".sqlite3", ".tar", ".gz", ".tgz", ".zip", ".parquet", ".dat", ".pcap", ".bin")  # fmt: skip
 """Kinds of files a task reads as data; code and configuration are left out (a fix task

@@ -58,6 +58,9 @@ from hillclimber.sandbox.files import is_file, read_text, same_name
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",
            "set", "insert", "remove", "correct", "patch", "move")  # fmt: skip
+"""Verbs that demand a file be changed (a goal check that it is). Narrower than the verbs that
+keep a file out of the read-only inputs (`instruction._CHANGES`) on purpose: each list errs
+toward what cannot block a right answer, fewer checks here, fewer refusals there."""
 _MAKE = ("write", "writes", "create", "creates", "save", "saves", "store", "produce",
          "generate", "output", "put", "add", "copy", "convert", "list")  # fmt: skip
 _FORMATS = {".json": "json", ".csv": "csv", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
