@@ -87,10 +87,6 @@ class Outcome:
     budget: Budget
     steps: list[Step] = field(default_factory=list)
 
-    @property
-    def start_score(self) -> float:
-        return sum(self.start_scores) / len(self.start_scores)
-
 
 @dataclass
 class _Climb:
@@ -111,8 +107,7 @@ class _Climb:
         self.record(made)
 
     def score(self, changes: dict[str, Any], bar: float) -> Evaluation | None:
-        """The candidate's train score (what this climb already has, or a new evaluation);
-        None when the budget cannot pay for it."""
+        """The candidate evaluated on train; None when the budget cannot pay for it."""
         key = changes_key(changes)
         if not self.budget.allows(self.train_size):
             return None
