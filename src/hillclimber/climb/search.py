@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from hillclimber.climb.space import Dimension
-from hillclimber.climb.store import Evaluation, Step, changes_key
+from hillclimber.climb.store import Evaluation, Step, changes_key, described
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 
@@ -202,7 +202,7 @@ def _dimension(
         changes = climb.normal({**best, dim.key: value})
         if changes_key(changes) in climb.seen:
             continue  # tried before, under a lower bar (it cannot win now), or skipped
-        label = f"{dim.key}={_shown(value)}"
+        label = described({dim.key: value})
         if (why := climb.invalid(changes)) is not None:
             climb.step("skip", changes, label, None, None, False, why)
             climb.seen[changes_key(changes)] = None
@@ -220,9 +220,3 @@ def _dimension(
         after = winner[1] if kept and winner else best_score
         climb.step("try", changes, label, done.solved, after, kept, note)
     return winner, stopped
-
-
-def _shown(value: Any) -> str:
-    if value is None:
-        return "none"
-    return str(value).lower() if isinstance(value, bool) else str(value)

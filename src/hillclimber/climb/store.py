@@ -51,6 +51,18 @@ def changes_key(changes: dict[str, Any]) -> str:
     return json.dumps(changes, sort_keys=True)
 
 
+def described(changes: dict[str, Any]) -> str:
+    """Changes in words, as a settings file writes values: `view.previous_steps=5,
+    planning.planner=false`; `start` for none."""
+    return ", ".join(f"{key}={_word(value)}" for key, value in changes.items()) or "start"
+
+
+def _word(value: Any) -> str:
+    if value is None:
+        return "none"
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 @dataclass(frozen=True)
 class Evaluation:
     """A setting on a set of tasks, scored by the tasks' own tests after the agent stopped."""

@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from rich.table import Table
 
-from hillclimber.climb.store import ClimbStore, Step
+from hillclimber.climb.store import ClimbStore, Step, described
 from hillclimber.climb.tune import RESULT, Summary
 from hillclimber.report.plots import _data_uri
 
@@ -61,7 +61,7 @@ def evaluations_table(store: ClimbStore) -> Table:
     for column in ("split", "setting", "seed", "solved", "run", "hours"):
         table.add_column(column, justify="left" if column in ("split", "setting") else "right")
     for done in store.evaluations():
-        setting = ", ".join(f"{k}={v}" for k, v in done.changes.items()) or "start"
+        setting = described(done.changes)
         ran = f"{done.finished}/{done.total}" + (" pruned" if done.pruned else "")
         table.add_row(done.split, setting, str(done.seed), str(done.solved), ran,
                       f"{done.seconds / 3600:.1f}")  # fmt: skip
