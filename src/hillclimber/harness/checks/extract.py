@@ -318,12 +318,14 @@ def _not_copies(
     demanded = {(c.path, c.text) for c in found if isinstance(c, FileHasText)}
     shown: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
     made_up: dict[str, list[str]] = {}
-    places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
-    held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)]
+    illustrations: list[tuple[str, str]] = []
     for index, output in examples(said, new_files):
         block = (said[index].block or "").strip("\n")
-        if not _SHOWN.search(said[index].text) or (output, block) in demanded:
-            continue
+        if _SHOWN.search(said[index].text) and (output, block) not in demanded:
+            illustrations.append((output, block))
+    places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
+    held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)] if illustrations else []
+    for output, block in illustrations:
         invented = example_values(block, prose(said))
         if unheld(invented, held) or not from_the_data(block, held):
             shown.setdefault(output, []).append((EXAMPLE, fingerprints(block)))
