@@ -28,7 +28,7 @@ from hillclimber.cli.options import (
 from hillclimber.climb.evaluate import Evaluator
 from hillclimber.climb.search import SEES_TESTS, parse_budget
 from hillclimber.climb.space import load_space
-from hillclimber.climb.store import STORE, ClimbStore, open_store
+from hillclimber.climb.store import ARGUMENTS, STORE, ClimbStore, open_store, store_file
 from hillclimber.climb.tasks import load_tasks, overlap, task_ids
 from hillclimber.climb.tune import tune
 from hillclimber.climb.tuned import settings_file
@@ -131,7 +131,7 @@ DEFAULTS: dict[str, Any] = {"model": "local", "start": "climber", "sets": [], "s
 
 def _arguments(store: ClimbStore, given: dict[str, Any]) -> dict[str, Any]:
     """The climb's arguments: a new climb's, or a resumed one's (what is given must match)."""
-    stored = store.get("arguments")
+    stored = store.get(ARGUMENTS)
     if stored is None:
         args = {key: DEFAULTS.get(key) if value is None else value for key, value in given.items()}
         if not args["train"] or not args["held_out"]:
@@ -167,7 +167,7 @@ def _climb(store: ClimbStore, folder: Path, args: dict[str, Any], budget: str | 
             f"--held-out: {', '.join(shared)} also in --train: held-out tasks judge only if unseen"
         )
     kind, _ = pick_sandbox(sandbox, unsafe=unsafe)
-    store.put("arguments", args)
+    store.put(ARGUMENTS, args)
     tasks = [task for group in train for task in group.tasks]
     base = run_config(folder.name, "climb", tasks, agent="harness", sandbox=kind, model=model,
                       harness=start, n_concurrent=concurrency(None, args["model"]),
@@ -203,9 +203,8 @@ def show(
     scores."""
     from hillclimber.report.climbpath import evaluations_table, path_table, write_climb_page
 
-    path = db / STORE if db.is_dir() else db
     try:
-        store = open_store(path, must_exist=True)
+        store = open_store(store_file(db), must_exist=True)
     except HillclimberError as err:
         fail(str(err))
     console.print(path_table(store))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hillclimber.climb.store import STORE, ClimbStore, changes_key, open_store
+from hillclimber.climb.store import ARGUMENTS, ClimbStore, changes_key, open_store, store_file
 from hillclimber.climb.tune import RESULT
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
@@ -37,9 +37,9 @@ def remembered(store: ClimbStore) -> dict[str, dict[str, Any]]:
 
 def task_settings(folder: Path, model: str) -> dict[str, HarnessConfig]:
     """The remembered setting of each task the climb in `folder` solved, for `model`."""
-    store = open_store(folder / STORE if folder.is_dir() else folder, must_exist=True)
+    store = open_store(store_file(folder), must_exist=True)
     try:
-        args = store.get("arguments")
+        args = store.get(ARGUMENTS)
         if args is None:
             raise HillclimberError(f"{store.path}: no climb was started there")
         if args["model"] != model:

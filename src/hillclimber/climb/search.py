@@ -97,8 +97,8 @@ class _Climb:
     train_size: int
     record: Callable[[Step], None]
     steps: list[Step] = field(default_factory=list)
-    seen: dict[str, Evaluation | None] = field(default_factory=dict)
-    """Every setting met: its train score, or None where it was skipped."""
+    seen: set[str] = field(default_factory=set)
+    """Every setting met, tried or skipped."""
 
     def step(self, kind: Any, changes: dict[str, Any], setting: str, score: float | None,
              best: float | None, kept: bool, note: str = "") -> None:  # fmt: skip
@@ -108,12 +108,11 @@ class _Climb:
 
     def score(self, changes: dict[str, Any], bar: float) -> Evaluation | None:
         """The candidate evaluated on train; None when the budget cannot pay for it."""
-        key = changes_key(changes)
         if not self.budget.allows(self.train_size):
             return None
         done = self.evaluate(changes, seed=0, bar=bar)
         self.budget.spend(done)
-        self.seen[key] = done
+        self.seen.add(changes_key(changes))
         return done
 
     def normal(self, changes: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +165,7 @@ def search(
     spread = max(scores) - min(scores)
     best: dict[str, Any] = {}
     best_score = sum(scores) / len(scores)
-    climb.seen[changes_key({})] = starts[0]
+    climb.seen.add(changes_key({}))
     note = f"{len(scores)} runs: {', '.join(map(str, scores))}; noise {spread}"
     climb.step("noise", {}, "start", best_score, best_score, True, note)
     stopped = ""
@@ -205,7 +204,7 @@ def _dimension(
         label = described({dim.key: value})
         if (why := climb.invalid(changes)) is not None:
             climb.step("skip", changes, label, None, None, False, why)
-            climb.seen[changes_key(changes)] = None
+            climb.seen.add(changes_key(changes))
             continue
         done = climb.score(changes, winner[1] if winner else bar)
         if done is None:

@@ -17,6 +17,8 @@ from hillclimber.errors import HillclimberError
 Split = Literal["train", "held-out"]
 STORE = "climb.db"
 """The store's file in a climb's folder."""
+ARGUMENTS = "arguments"
+"""The store's key for the climb's arguments (`climb` writes them, the rest reads them)."""
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS climb (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -194,6 +196,11 @@ def _evaluation(row: tuple[Any, ...]) -> Evaluation:
         json.loads(changes), split, seed, solved, finished, total, bool(pruned), seconds,
         json.loads(passed), run_dir,
     )  # fmt: skip
+
+
+def store_file(path: Path) -> Path:
+    """A climb's store: `path` itself, or the store in it where it is a climb's folder."""
+    return path / STORE if path.is_dir() else path
 
 
 def open_store(path: Path, *, must_exist: bool = False) -> ClimbStore:

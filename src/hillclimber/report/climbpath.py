@@ -10,9 +10,9 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from rich.table import Table
 
-from hillclimber.climb.store import ClimbStore, Step, described
+from hillclimber.climb.store import ARGUMENTS, ClimbStore, Step, described
 from hillclimber.climb.tune import RESULT, Summary
-from hillclimber.report.plots import _data_uri
+from hillclimber.report.plots import data_uri
 
 STYLE = (
     "body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; } "
@@ -32,7 +32,7 @@ def _row(step: Step) -> list[str]:
 
 
 def _title(store: ClimbStore) -> str:
-    args = store.get("arguments") or {}
+    args = store.get(ARGUMENTS) or {}
     result = store.get(RESULT)
     head = f"climb of {args.get('model', '?')} from {args.get('start', '?')}"
     if result is None:
@@ -94,7 +94,7 @@ def path_plot(steps: list[Step]) -> str:
     ax.set_xlabel("step")
     ax.set_ylabel("tasks solved")
     ax.legend(fontsize=8, loc="best")
-    return _data_uri(figure)
+    return data_uri(figure)
 
 
 def climb_page(store: ClimbStore) -> str:

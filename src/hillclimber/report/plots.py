@@ -19,7 +19,7 @@ Plot = tuple[str, str]
 """A caption and a data URI."""
 
 
-def _data_uri(figure: Figure) -> str:
+def data_uri(figure: Figure) -> str:
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=100, bbox_inches="tight")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
@@ -40,7 +40,7 @@ def pass_rate(runs: Sequence[RunData], stats: Sequence[RunStats]) -> Plot:
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("passed trials")
     ax.set_title("pass rate per run")
-    return "Pass rate per run (passed over finished trials)", _data_uri(figure)
+    return "Pass rate per run (passed over finished trials)", data_uri(figure)
 
 
 def task_heatmap(runs: Sequence[RunData]) -> Plot:
@@ -67,7 +67,7 @@ def task_heatmap(runs: Sequence[RunData]) -> Plot:
             ax.text(x, y, text, ha="center", va="center", fontsize=8)
     figure.colorbar(image, ax=ax, label="passed attempts")
     ax.set_title("per-task pass per run")
-    return "Per task: passed attempts of each run", _data_uri(figure)
+    return "Per task: passed attempts of each run", data_uri(figure)
 
 
 def progress(runs: Sequence[RunData]) -> Plot | None:
@@ -99,7 +99,7 @@ def progress(runs: Sequence[RunData]) -> Plot | None:
     ax.set_ylabel("tests passing")
     ax.set_title("test progress over turns")
     ax.legend(loc="lower right", fontsize=8)
-    return "Tests passing over turns, one line per trial", _data_uri(figure)
+    return "Tests passing over turns, one line per trial", data_uri(figure)
 
 
 def cost(runs: Sequence[RunData], stats: Sequence[RunStats]) -> Plot:
@@ -125,7 +125,7 @@ def cost(runs: Sequence[RunData], stats: Sequence[RunStats]) -> Plot:
     )
     time_ax.margins(y=0.15)
     time_ax.set_title("seconds per solved task")
-    return "Tokens and time per solved task (all trials' cost over tasks solved)", _data_uri(figure)
+    return "Tokens and time per solved task (all trials' cost over tasks solved)", data_uri(figure)
 
 
 def all_plots(runs: Sequence[RunData], stats: Sequence[RunStats]) -> list[Plot]:
