@@ -94,10 +94,11 @@ def run_config(tasks: list[Task], agent: str = "oracle", **extra: object) -> Run
     return RunConfig.model_validate(values)
 
 
-def hc(*args: str) -> subprocess.CompletedProcess[str]:
+def hc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """`hillclimber ARGS` as a user runs it: a fresh process, a wide terminal, a plain PATH."""
     return subprocess.run(
         [sys.executable, "-m", "hillclimber", *args],
+        cwd=cwd,
         capture_output=True,
         text=True,
         timeout=300,
@@ -109,4 +110,7 @@ def user_env() -> dict[str, str]:
     """A user's shell: a wide terminal, a plain PATH; and PYTHONPATH where it is set, so the
     code under test runs, not whichever copy is installed."""
     env = {"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"}
-    return env | ({"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {})
+    if "PYTHONPATH" not in os.environ:
+        return env
+    paths = [str(Path(path).resolve()) for path in os.environ["PYTHONPATH"].split(os.pathsep)]
+    return env | {"PYTHONPATH": os.pathsep.join(paths)}  # absolute: a test may run elsewhere

@@ -194,3 +194,9 @@ def test_a_climb_whose_tasks_do_not_load_can_be_started_again_in_its_folder(home
     failed = hc(*bad)
     assert failed.returncode == 2 and "hello-zz" in failed.stderr
     assert hc(*args).returncode == 0
+
+
+def test_a_climb_without_tasks_leaves_no_folder_behind(home: Path) -> None:
+    done = hc("climb", "--model", f"scripted:{home / 'answers.json'}", cwd=home)
+    assert done.returncode == 2 and "give --train and --held-out" in done.stderr
+    assert not (home / "climbs").exists()

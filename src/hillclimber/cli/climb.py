@@ -103,6 +103,8 @@ def climb(
     if ctx.invoked_subcommand is not None:
         return
     folder = climb_dir or Path("climbs") / datetime.now().strftime("%Y-%m-%d__%H-%M-%S")
+    if not (folder / STORE).exists() and not (train and held_out):
+        fail(NEEDS_TASKS)  # before the store, which would leave an empty folder behind
     store = ClimbStore(folder / STORE)
     given = {"model": model, "train": train, "held_out": held_out, "start": start,
              "sets": setting_changes(sets, max_turns) or None, "space": space and str(space),
@@ -125,6 +127,7 @@ def climb(
     console.print(f"tuned setting: {tuned_path}", highlight=False)
 
 
+NEEDS_TASKS = "climb: give --train and --held-out (tasks to tune on, and to judge on)"
 DEFAULTS: dict[str, Any] = {"model": "local", "start": "climber", "sets": [], "space": None,
                             "repeats": 2}  # fmt: skip
 
@@ -134,8 +137,6 @@ def _arguments(store: ClimbStore, given: dict[str, Any]) -> dict[str, Any]:
     stored = store.get(ARGUMENTS)
     if stored is None:
         args = {key: DEFAULTS.get(key) if value is None else value for key, value in given.items()}
-        if not args["train"] or not args["held_out"]:
-            fail("climb: give --train and --held-out (tasks to tune on, and to judge on)")
         return args  # stored once they all load (`_climb`)
     for key, value in given.items():
         if value is not None and value != stored[key]:
