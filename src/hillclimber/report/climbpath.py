@@ -10,7 +10,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from rich.table import Table
 
-from hillclimber.climb.store import ARGUMENTS, ClimbStore, Step, described
+from hillclimber.climb.store import ARGUMENTS, ClimbStore, Evaluation, Step, described
 from hillclimber.climb.tune import RESULT, Summary
 from hillclimber.report.plots import data_uri
 
@@ -58,14 +58,41 @@ def evaluations_table(store: ClimbStore) -> Table:
     """Every evaluation so far, in order: what a climb still running has done (its path is
     written as each setting of the space is decided)."""
     table = Table(title="evaluations", title_justify="left")
-    for column in ("split", "setting", "seed", "solved", "run", "hours"):
-        table.add_column(column, justify="left" if column in ("split", "setting") else "right")
-    for done in store.evaluations():
-        setting = described(done.changes)
-        ran = f"{done.finished}/{done.total}" + (" pruned" if done.pruned else "")
-        table.add_row(done.split, setting, str(done.seed), str(done.solved), ran,
-                      f"{done.seconds / 3600:.1f}")  # fmt: skip
+    for column in EVALUATION_COLUMNS:
+        table.add_column(column, justify="right" if column in NUMBERS else "left",
+                         overflow="fold")  # fmt: skip
+    for row in _evaluation_rows(store):
+        table.add_row(*row)
     return table
+
+
+EVALUATION_COLUMNS = ("split", "setting", "seed", "solved", "run", "hours", "vs start")
+NUMBERS = ("seed", "solved", "run", "hours")
+
+
+def _evaluation_rows(store: ClimbStore) -> list[list[str]]:
+    evaluations = store.evaluations()
+    return [_evaluation_row(done, evaluations) for done in evaluations]
+
+
+def _evaluation_row(done: Evaluation, evaluations: list[Evaluation]) -> list[str]:
+    ran = f"{done.finished}/{done.total}" + (" pruned" if done.pruned else "")
+    return [done.split, described(done.changes), str(done.seed), str(done.solved), ran,
+            f"{done.seconds / 3600:.1f}", versus_start(done, evaluations)]  # fmt: skip
+
+
+def versus_start(done: Evaluation, evaluations: list[Evaluation]) -> str:
+    """Which tasks make the difference, against the start's other runs on the same tasks:
+    `+task` solved here and in none of them, `-task` solved in all of them and not here (among
+    the tasks this evaluation ran). What a score alone hides: whether a gain is one task the
+    start solves now and then, or a task no run of the start ever solved."""
+    starts = [e for e in evaluations if not e.changes and e.split == done.split and e is not done]
+    if not starts:
+        return ""
+    gained = [t for t, ok in done.passed.items() if ok and not any(s.passed.get(t) for s in starts)]
+    lost = [t for t, ok in done.passed.items()
+            if not ok and all(s.passed.get(t) for s in starts)]  # fmt: skip
+    return " ".join([*(f"+{t}" for t in sorted(gained)), *(f"-{t}" for t in sorted(lost))])
 
 
 def path_plot(steps: list[Step]) -> str:
@@ -99,18 +126,22 @@ def path_plot(steps: list[Step]) -> str:
 
 def climb_page(store: ClimbStore) -> str:
     steps = store.steps()
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in _row(step)) + "</tr>"
-        for step in steps
-    )
-    header = "".join(f"<th>{column}</th>" for column in COLUMNS)
     title = escape(_title(store))
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{title}</title><style>{STYLE}</style></head><body>"
         f'<h1>{title}</h1><img src="{path_plot(steps)}" alt="score per step">'
-        f"<table><tr>{header}</tr>{rows}</table></body></html>\n"
+        f"{_html_table(COLUMNS, [_row(step) for step in steps])}<h2>evaluations</h2>"
+        f"{_html_table(EVALUATION_COLUMNS, _evaluation_rows(store))}</body></html>\n"
     )
+
+
+def _html_table(columns: tuple[str, ...], rows: list[list[str]]) -> str:
+    header = "".join(f"<th>{column}</th>" for column in columns)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{escape(cell)}</td>" for cell in row) + "</tr>" for row in rows
+    )
+    return f"<table><tr>{header}</tr>{body}</table>"
 
 
 def write_climb_page(store: ClimbStore, path: Path) -> Path:

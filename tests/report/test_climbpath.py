@@ -1,0 +1,41 @@
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from hillclimber.climb.store import Evaluation, open_store
+from hillclimber.report.climbpath import climb_page, versus_start
+
+
+def _done(changes: dict[str, object], seed: int, passed: dict[str, bool]) -> Evaluation:
+    return Evaluation(changes, "train", seed, sum(passed.values()), len(passed), 3, False, 60.0,
+                      passed)  # fmt: skip
+
+
+START_A = _done({}, 0, {"a": True, "b": True, "c": False})
+START_B = _done({}, 1000, {"a": True, "b": False, "c": False})
+TRIED = _done({"planning.planner": False}, 0, {"a": False, "b": True, "c": True})
+
+
+def test_a_change_is_told_by_the_tasks_it_gained_and_lost_against_every_run_of_the_start() -> None:
+    evaluations = [START_A, START_B, TRIED]
+    # c: solved by no run of the start; a: by both; b: by one only, so it is neither
+    assert versus_start(TRIED, evaluations) == "+c -a"
+    assert versus_start(START_A, evaluations) == "+b"
+    assert versus_start(START_B, evaluations) == "-b"
+
+
+def test_without_another_run_of_the_start_there_is_nothing_to_compare_with() -> None:
+    assert versus_start(START_A, [START_A, TRIED]) == ""
+    held_out = replace(_done({}, 0, {"a": False, "b": False, "c": True}), split="held-out")
+    assert versus_start(TRIED, [START_A, held_out, TRIED]) == "+c -a"  # held-out is not train
+
+
+def test_the_page_lists_every_evaluation(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "climb.db")
+    for done in (START_A, START_B, TRIED):
+        store.add_evaluation(done)
+    page = climb_page(store)
+    store.close()
+    assert page.count("<h2>evaluations</h2>") == 1
+    assert "planning.planner=false" in page and "+c -a" in page
