@@ -208,7 +208,7 @@ def _dimension(
             continue
         done = climb.score(changes, winner[1] if winner else bar)
         if done is None:
-            stopped = f"the budget ({climb.budget.describe()}) is spent"
+            stopped = f"a budget of {climb.budget.describe()}, spent"
             break
         tried.append((changes, label, done))
         if not done.pruned and done.solved > (winner[1] if winner else bar):
