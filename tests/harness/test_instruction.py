@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from hillclimber.harness.instruction import (
+    named_folders,
     named_paths,
     outside_places,
     protected_files,
@@ -134,3 +135,30 @@ def test_data_the_task_only_reads(instruction: str, inputs: set[str]) -> None:
 def test_data_the_task_may_change(instruction: str) -> None:
     there = {"/app/sales.csv", "/app/data.json", "/app/app.log", "/app/run.py", "/app/app.conf"}
     assert read_inputs(instruction, "/app", there.__contains__) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("text", "folders"),
+    [
+        ("You have two BED files in `/data/genomics/`:", ["/data/genomics"]),
+        ("The logs live in /var/log, one file per day.", ["/var/log"]),
+        ("Put the results under /srv/out.", ["/srv/out"]),
+        ("The release is unpacked in '/opt/tool/v1.2/' already.", ["/opt/tool/v1.2"]),
+    ],
+)
+def test_a_folder_is_named_by_its_absolute_path(text: str, folders: list[str]) -> None:
+    assert named_folders(text) == folders
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Save the result to /tmp/out.json.",  # a file
+        "See https://example.org/docs/guide for the format.",  # a URL's path
+        "Discard it to /dev/null; read /proc/meminfo.",  # the kernel's
+        "A ratio of 1/2, and either a/b or c/d.",  # no absolute path
+        "Write it to /.",  # the root
+    ],
+)
+def test_no_folder_is_read_where_none_is_named(text: str) -> None:
+    assert named_folders(text) == []

@@ -43,6 +43,31 @@ def named_paths(text: str, workdir: str = APP) -> list[str]:
 
 _NOT_A_NAME = re.compile(r"^(?:e\.g|i\.e|a\.k\.a)$", re.I)
 
+_ABSOLUTE = re.compile(r"(?<![\w.:/-])/[\w.-]+(?:/[\w.-]+)*/?")
+"""An absolute path, of a file or a folder (not a URL's path)."""
+
+
+def named_folders(text: str) -> list[str]:
+    """The folders `text` names by their absolute path (`/data/genomics/`), in order, each
+    once; not the kernel's (`/proc`, `/dev/null`) nor the root."""
+    found: dict[str, None] = {}
+    for match in _ABSOLUTE.findall(text):
+        path = match.rstrip(".")
+        if not path.endswith("/") and "." in posixpath.basename(path):
+            continue  # a file (`/tmp/out.json`)
+        folder = posixpath.normpath(path)
+        if folder != "/" and not folder.startswith(("/proc", "/sys", "/dev")):
+            found[folder] = None
+    return list(found)
+
+
+def search_roots(instruction: str, workdir: str) -> tuple[str, ...]:
+    """Where a file the instruction names by its bare name may be: the working folder, then
+    the folders it names outside it ("two BED files in `/data/genomics/`: `regions_a.bed`")."""
+    inside = workdir.rstrip("/") + "/"
+    outside = [f for f in named_folders(instruction) if not (f + "/").startswith(inside)]
+    return (workdir, *outside)
+
 
 FORBID = re.compile(
     r"\b(?:do not|don't|never|must not)\s+(?:change|modify|alter|edit|touch|delete|remove|"

@@ -52,7 +52,7 @@ from hillclimber.harness.checks.kinds import (
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
-from hillclimber.harness.instruction import FORBID, protected_files
+from hillclimber.harness.instruction import FORBID, protected_files, search_roots
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
 from hillclimber.sandbox.files import is_file, read_text, same_name
 
@@ -91,6 +91,8 @@ class Workspace:
 
     sandbox: Sandbox
     workdir: str
+    roots: tuple[str, ...] = ()
+    """Where a file named by its bare name may be (`instruction.search_roots`)."""
 
     def info(self, path: str) -> FileInfo | None:
         try:
@@ -124,15 +126,16 @@ class Workspace:
                 yield text
 
     def elsewhere(self, name: str) -> bool:
-        """Whether a file called `name` is anywhere under the working folder."""
-        return bool(same_name(self.sandbox, self.workdir, name))
+        """Whether a file called `name` is anywhere under the working folder or in a folder
+        the instruction names ("two BED files in `/data/genomics/`: `regions_a.bed` …")."""
+        return any(same_name(self.sandbox, root, name) for root in self.roots or (self.workdir,))
 
 
 def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Check]:
     """Every check the rules find (possibly some twice; goal checks that already pass are
     not dropped here: `build_checks` runs them on the untouched workspace)."""
     said = sentences(instruction, workdir)
-    here = Workspace(sandbox, workdir)
+    here = Workspace(sandbox, workdir, search_roots(instruction, workdir))
     protected = {p for p in protected_files(instruction, workdir) if here.is_file(p)}
     found: list[Check] = [FileUnchanged(path) for path in sorted(protected)]
     named = [p for s in said for p in s.paths]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 
 from hillclimber.harness.acting.tools import truncate
-from hillclimber.harness.instruction import named_paths
+from hillclimber.harness.instruction import named_paths, search_roots
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import exists, read_text, same_name
 
@@ -25,12 +25,14 @@ Named = list[tuple[str, str | None]]
 
 def located(instruction: str, sandbox: Sandbox, workdir: str) -> Named:
     """The paths the instruction names; for a bare name not in the working folder, the one
-    file of that name in a folder of it (looked up once, not at every turn)."""
+    file of that name under it or in a folder the instruction names (looked up once, not at
+    every turn)."""
     found: Named = []
+    roots = search_roots(instruction, workdir)
     for name in named_paths(instruction, workdir):
         elsewhere = None
         if posixpath.dirname(name) == workdir.rstrip("/") and not exists(sandbox, name):
-            same = same_name(sandbox, workdir, posixpath.basename(name))
+            same = [p for root in roots for p in same_name(sandbox, root, posixpath.basename(name))]
             elsewhere = same[0] if len(same) == 1 else None
         found.append((name, elsewhere))
     return found
