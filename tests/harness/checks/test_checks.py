@@ -362,6 +362,7 @@ def test_a_line_to_append_to_the_file_the_sentence_before_named(tmp_path: Path) 
     assert found == [
         "/app/log.txt is changed",
         "/app/log.txt keeps every line it had",
+        "/app/log.txt is what it was with '[DONE]' appended",
         "/app/log.txt has the line '[DONE]'",
     ]
 
@@ -375,7 +376,7 @@ def test_an_append_that_loses_a_line_fails_its_checks(tmp_path: Path) -> None:
     attempts = {
         "start\nbatch 1\nbatch 2\n[DONE]\n": (True, ""),
         "start\n[DONE]\nbatch 2\n": (False, "lost the line 'batch 1'"),
-        "[DONE]\nstart\nbatch 1\nbatch 2\n": (True, ""),  # where it goes: the tests say
+        "[DONE]\nstart\nbatch 1\nbatch 2\n": (False, "not all kept as they were"),  # appended
     }
     for text, (passes, why) in attempts.items():
         (root / "log.txt").write_text(text)

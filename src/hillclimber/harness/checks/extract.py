@@ -34,6 +34,7 @@ from hillclimber.harness.checks.kinds import (
     EXAMPLE,
     MAGIC,
     CommandSucceeds,
+    FileAppended,
     FileChanged,
     FileContains,
     FileEquals,
@@ -239,6 +240,8 @@ def _changed_files(
         checks.append(FileChanged(path))
         if sentence.has("append", "appends", "appending"):
             checks.append(FileKeepsLines(path, text))
+            if (added := _appended(sentence)) is not None and len(targets) == 1:
+                checks.append(FileAppended(path, text, added))
         checks += [FileContains(path, new) for _, new in changes]
         if keep_rest:
             checks += [FileLacks(path, old) for old, _ in changes]
@@ -248,6 +251,26 @@ def _changed_files(
         if posixpath.splitext(path)[1] == ".c" and not named:
             checks.append(CommandSucceeds(f"gcc -fsyntax-only {path}"))
     return checks
+
+
+_APPENDED = re.compile(
+    r"\bappend(?:s|ing)?\s+(?:(?:a|the|one)\s+(?:new\s+|final\s+|last\s+)?line\s+)?"
+    r"(?:containing\s+|reading\s+)?(?:exactly\s+|only\s+)?`([^`]+)`",
+    re.I,
+)
+
+
+_THESE = re.compile(r"\b(?:these|this|the following)\s+(?:\w+\s+)?lines?\b.*:$", re.I | re.S)
+
+
+def _appended(sentence: Sentence) -> str | None:
+    """The one text an append sentence quotes to add: `Append the line `X``, `a line
+    containing exactly `X``, or "Append these lines:" and its block; none where it quotes
+    several, or only a way to do it (`Append a line with `echo``: not after the verb)."""
+    if sentence.block is not None and (sentence.quotes_content or _THESE.search(sentence.text)):
+        return sentence.block.strip("\n")
+    quoted = _APPENDED.findall(sentence.text) or _CONTAINING.findall(sentence.text)
+    return quoted[0] if len(quoted) == 1 else None
 
 
 def _value_pairs(text: str) -> list[tuple[str, str]]:

@@ -280,6 +280,35 @@ class FileKeepsLines(TextCheck):
         return Outcome(True)
 
 
+@dataclass(frozen=True)
+class FileAppended(TextCheck):
+    """The file is what it was with `added` after its last line, and nothing else: no line
+    lost or changed, no blank line or second copy added ("Append a line containing exactly
+    `[DONE]`")."""
+
+    strength: ClassVar[Strength] = "value"
+
+    before: str = field(repr=False)
+    added: str
+
+    @property
+    def name(self) -> str:
+        shown = self.added if len(self.added) <= 40 else self.added[:39] + "…"
+        return f"{self.path} is what it was with {shown!r} appended"
+
+    def judge(self, text: str) -> Outcome:
+        had, wanted = self.before.splitlines(), self.added.splitlines()
+        now = [line.rstrip("\r") for line in text.splitlines()]
+        while now and not now[-1].strip():
+            now.pop()
+        if now[: len(had)] != had:
+            return Outcome(False, "the lines it had are not all kept as they were")
+        extra = now[len(had) :]
+        if extra == wanted:
+            return Outcome(True)
+        return Outcome(False, f"it has {extra[:3]!r} after its old lines, not only the new")
+
+
 def _word(text: str) -> re.Pattern[str]:
     return re.compile(rf"(?<!\w){re.escape(text)}(?!\w)")
 
