@@ -17,7 +17,13 @@ from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import describe
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.harness.instruction import Complexity, classify, turn_budget, wants_planner
+from hillclimber.harness.instruction import (
+    Complexity,
+    classify,
+    search_roots,
+    turn_budget,
+    wants_planner,
+)
 from hillclimber.harness.loop import AgentLoop
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import PromptBudget
@@ -137,6 +143,7 @@ def _tool_env(
         remaining=ctx.remaining,
         verify=verify,
         output_chars=config.view.output_chars,
+        roots=search_roots(ctx.task.instruction, ctx.workdir),
     )
 
 

@@ -60,3 +60,17 @@ def test_the_prompt_shows_the_input_from_the_folder_the_instruction_names(tmp_pa
     assert shown(located(INPUTS_ELSEWHERE[0], sandbox, "/app"), sandbox).startswith(
         "--- /data/genomics/regions_a.bed (1 lines) ---\nchr1\t1\t5"
     )
+
+
+def test_a_read_of_the_bare_name_says_where_the_input_is(tmp_path: Path) -> None:
+    from hillclimber.harness.acting.handlers import ToolEnv, execute
+    from hillclimber.harness.acting.tools import ToolCall
+    from hillclimber.harness.instruction import search_roots
+
+    layout = trial_layout(tmp_path).with_mounts(Mount("/data", tmp_path / "data"))
+    (tmp_path / "data/genomics").mkdir(parents=True)
+    (tmp_path / "data/genomics/regions_a.bed").write_text("chr1\t1\t5\n")
+    sandbox = create_sandbox(SandboxKind.LOCAL, layout)
+    env = ToolEnv(sandbox, roots=search_roots(INPUTS_ELSEWHERE[0], "/app"))
+    read = execute(ToolCall(name="read_file", arguments={"path": "regions_a.bed"}), env)
+    assert "(the file /data/genomics/regions_a.bed has that name)" in read.output

@@ -28,6 +28,9 @@ class ToolEnv:
     verify: Callable[[], Any] | None = None
     """Runs the checks (the task's tests, or the harness's own); returns an Evaluation."""
     output_chars: int = MAX_CHARS
+    roots: tuple[str, ...] = ()
+    """Where a file named by its bare name may be, besides the working folder: the folders the
+    instruction names (`instruction.search_roots`)."""
 
 
 def tool_path(path: str, env: ToolEnv) -> str:
@@ -80,9 +83,11 @@ def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[str, str] | ToolResu
 
 
 def _elsewhere(path: str, env: ToolEnv) -> str:
-    """Where the one file of that name under the working folder is, if there is one (a task
-    names `ec-policies.json`, which lies in a folder of it)."""
-    found = same_name(env.sandbox, env.workdir, posixpath.basename(path))
+    """Where the one file of that name under the working folder or a folder the instruction
+    names is, if there is one (a task names `ec-policies.json`, which lies in a folder of
+    it)."""
+    name = posixpath.basename(path)
+    found = [p for root in env.roots or (env.workdir,) for p in same_name(env.sandbox, root, name)]
     return f" (the file {found[0]} has that name)" if len(found) == 1 else ""
 
 
