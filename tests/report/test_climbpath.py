@@ -5,6 +5,7 @@ from pathlib import Path
 
 from hillclimber.climb.store import Evaluation, open_store
 from hillclimber.report.climbpath import climb_page, versus_start
+from hillclimber.results import ExitReason, TrialResult, write_json
 
 
 def _done(changes: dict[str, object], seed: int, passed: dict[str, bool]) -> Evaluation:
@@ -39,3 +40,20 @@ def test_the_page_lists_every_evaluation(tmp_path: Path) -> None:
     store.close()
     assert page.count("<h2>evaluations</h2>") == 1
     assert "planning.planner=false" in page and "+c -a" in page
+
+
+def _trial(run: Path, task: str, passed: bool, loop_exit: str) -> None:
+    result = TrialResult(trial=f"{task}.1", task_id=task, attempt=1, agent="harness",
+                         sandbox="bwrap", sandbox_isolated=True, exit_reason=ExitReason.PASSED
+                         if passed else ExitReason.FAILED, passed=passed, feedback="self",
+                         agent_info={"loop_exit": loop_exit})  # fmt: skip
+    write_json(run / "..-shared-suite" / f"{task}.1" / "result.json", result)
+
+
+def test_a_gain_the_agents_own_checks_had_failed_is_marked(tmp_path: Path) -> None:
+    run = tmp_path / "runs" / "train" / "tried"
+    _trial(run, "c", True, "verification_failed")  # the tests passed what its checks failed
+    tried = replace(TRIED, run_dir=str(run))
+    assert versus_start(tried, [START_A, START_B, tried]) == "+c* -a"
+    _trial(run, "c", True, "verified")
+    assert versus_start(tried, [START_A, START_B, tried]) == "+c -a"

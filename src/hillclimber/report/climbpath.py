@@ -13,6 +13,7 @@ from rich.table import Table
 from hillclimber.climb.store import ARGUMENTS, ClimbStore, Evaluation, Step, described
 from hillclimber.climb.tune import RESULT, Summary
 from hillclimber.report.plots import data_uri
+from hillclimber.results import read_trial
 
 STYLE = (
     "body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; } "
@@ -57,7 +58,8 @@ def path_table(store: ClimbStore) -> Table:
 def evaluations_table(store: ClimbStore) -> Table:
     """Every evaluation so far, in order: what a climb still running has done (its path is
     written as each setting of the space is decided)."""
-    table = Table(title="evaluations", title_justify="left")
+    table = Table(title="evaluations", title_justify="left", caption=DISPUTED,
+                  caption_justify="left")  # fmt: skip
     for column in EVALUATION_COLUMNS:
         table.add_column(column, justify="right" if column in NUMBERS else "left",
                          overflow="fold")  # fmt: skip
@@ -66,6 +68,7 @@ def evaluations_table(store: ClimbStore) -> Table:
     return table
 
 
+DISPUTED = "+task*: its tests passed a result the agent's own checks had failed"
 EVALUATION_COLUMNS = ("split", "setting", "seed", "solved", "run", "hours", "vs start")
 NUMBERS = ("seed", "solved", "run", "hours")
 
@@ -85,14 +88,29 @@ def versus_start(done: Evaluation, evaluations: list[Evaluation]) -> str:
     """Which tasks make the difference, against the start's other runs on the same tasks:
     `+task` solved here and in none of them, `-task` solved in all of them and not here (among
     the tasks this evaluation ran). What a score alone hides: whether a gain is one task the
-    start solves now and then, or a task no run of the start ever solved."""
+    start solves now and then, or a task no run of the start ever solved; and, marked `*`,
+    whether its tests passed a result the agent's own checks had failed (tests loose enough to
+    pass the instruction's example copied, as in the README's 0.5B climb)."""
     starts = [e for e in evaluations if not e.changes and e.split == done.split and e is not done]
     if not starts:
         return ""
     gained = [t for t, ok in done.passed.items() if ok and not any(s.passed.get(t) for s in starts)]
     lost = [t for t, ok in done.passed.items()
             if not ok and all(s.passed.get(t) for s in starts)]  # fmt: skip
-    return " ".join([*(f"+{t}" for t in sorted(gained)), *(f"-{t}" for t in sorted(lost))])
+    disputed = self_failed(done) if gained else set()
+    return " ".join([*(f"+{t}{'*' if t in disputed else ''}" for t in sorted(gained)),
+                     *(f"-{t}" for t in sorted(lost))])  # fmt: skip
+
+
+def self_failed(done: Evaluation) -> set[str]:
+    """The tasks of an evaluation whose tests passed though the agent's own checks failed its
+    result at the end (`loop_exit: verification_failed`), read from its run folder."""
+    found: set[str] = set()
+    for path in Path(done.run_dir).glob("*/*/result.json") if done.run_dir else ():
+        trial = read_trial(path)
+        if trial and trial.passed and trial.agent_info.get("loop_exit") == "verification_failed":
+            found.add(trial.task_id)
+    return found
 
 
 def path_plot(steps: list[Step]) -> str:
@@ -132,7 +150,8 @@ def climb_page(store: ClimbStore) -> str:
         f"<title>{title}</title><style>{STYLE}</style></head><body>"
         f'<h1>{title}</h1><img src="{path_plot(steps)}" alt="score per step">'
         f"{_html_table(COLUMNS, [_row(step) for step in steps])}<h2>evaluations</h2>"
-        f"{_html_table(EVALUATION_COLUMNS, _evaluation_rows(store))}</body></html>\n"
+        f"{_html_table(EVALUATION_COLUMNS, _evaluation_rows(store))}<p>{escape(DISPUTED)}</p>"
+        "</body></html>\n"
     )
 
 
