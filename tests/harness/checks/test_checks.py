@@ -348,7 +348,10 @@ def test_a_change_where_nothing_else_may_change(tmp_path: Path) -> None:
         "[server]\nport = 9090\n[admin]\nport = 18080\n": (True, ""),
         "[server]\nport = 9090\n[admin]\nport = 19090\n": (False, "another change"),
         "[server]\nport = 9090\n[admin]\nport = 18080\nport=9090\n": (False, "5 lines, not 4"),
-        "[server]\nport = 8080\n[admin]\nport = 18080\n# 9090\n": (False, "still in"),
+        "[server]\nport = 8080\n[admin]\nport = 18080\n# 9090\n": (
+            False,
+            "still in 'port = 8080'; with '9090' for it: 'port = 9090'",  # the line as it should be
+        ),
     }
     for text, (passes, why) in attempts.items():
         (root / "app.ini").write_text(text)

@@ -244,7 +244,7 @@ def _changed_files(
                 checks.append(FileAppended(path, text, added))
         checks += [FileContains(path, new) for _, new in changes]
         if keep_rest:
-            checks += [FileLacks(path, old) for old, _ in changes]
+            checks += [FileLacks(path, old, becomes=new) for old, new in changes]
             checks += [FileOnlyReplaced(path, old, new, text) for old, new in changes]
         if not named:
             checks += _quoted_content(sentence, path)

@@ -218,9 +218,11 @@ class FileContains(TextCheck):
 
 @dataclass(frozen=True)
 class FileLacks(TextCheck):
-    """`text` is no longer in the file as a word of its own (`8080`, not in `18080`)."""
+    """`text` is no longer in the file as a word of its own (`8080`, not in `18080`). Where the
+    instruction says what it becomes (`becomes`), a failure shows the line as it should read."""
 
     text: str
+    becomes: str = field(default="", kw_only=True)
 
     @property
     def name(self) -> str:
@@ -228,8 +230,15 @@ class FileLacks(TextCheck):
 
     def judge(self, text: str) -> Outcome:
         word = _word(self.text)
-        left = [line for line in text.splitlines() if word.search(line)]
-        return Outcome(not left, f"still in {left[0].strip()[:60]!r}" if left else "")
+        left = [line.strip() for line in text.splitlines() if word.search(line)]
+        if not left:
+            return Outcome(True)
+        detail = f"still in {left[0][:60]!r}"
+        if self.becomes and len(left[0]) <= 200:
+            detail += (
+                f"; with {self.becomes!r} for it: {word.sub(lambda _: self.becomes, left[0])!r}"
+            )
+        return Outcome(False, detail)
 
 
 @dataclass(frozen=True)
