@@ -46,6 +46,7 @@ def test_an_append_with_its_text_quoted_is_a_value_check(
         "Append the current time to /app/log.txt, e.g. `09:30`.",  # an example, not the text
         "Append the lines `a` and `b` to /app/log.txt.",  # two texts: which order is not said
         "Add a summary line to /app/log.txt.",  # nothing quoted
+        "Append a line containing `ERROR` and the time to /app/log.txt.",  # the line holds more
     ],
 )
 def test_no_append_check_where_the_text_to_add_is_not_quoted_alone(

@@ -255,9 +255,17 @@ def _changed_files(
 
 _APPENDED = re.compile(
     r"\bappend(?:s|ing)?\s+(?:(?:a|the|one)\s+(?:new\s+|final\s+|last\s+)?line\s+)?"
-    r"(?:containing\s+|reading\s+)?(?:exactly\s+|only\s+)?`([^`]+)`",
+    r"(?:(?:containing|reading)\s+(?:exactly|only)\s+)?`([^`]+)`",
     re.I,
 )
+"""The text right after the verb: "append `X`", "append the line `X`", "append a line
+containing exactly `X`" (a line merely "containing `X`" may hold more)."""
+_LINE_TEXT = re.compile(
+    r"(?:\bline\s+(?:(?:containing|reading)\s+(?:exactly|only)\s+)?|"
+    r"\b(?:containing|contains|reading)\s+(?:exactly|only)\s+)`([^`]+)`",
+    re.I,
+)
+"""A line's whole text quoted elsewhere in the sentence ("a line `X` at the end")."""
 
 
 _THESE = re.compile(r"\b(?:these|this|the following)\s+(?:\w+\s+)?lines?\b.*:$", re.I | re.S)
@@ -269,7 +277,7 @@ def _appended(sentence: Sentence) -> str | None:
     several, or only a way to do it (`Append a line with `echo``: not after the verb)."""
     if sentence.block is not None and (sentence.quotes_content or _THESE.search(sentence.text)):
         return sentence.block.strip("\n")
-    quoted = _APPENDED.findall(sentence.text) or _CONTAINING.findall(sentence.text)
+    quoted = _APPENDED.findall(sentence.text) or _LINE_TEXT.findall(sentence.text)
     return quoted[0] if len(quoted) == 1 else None
 
 
