@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.harness.checks import build_checks
-from hillclimber.harness.checks.kinds import FileAppended
+from hillclimber.harness.checks.edits import FileAppended
 
 from conftest import host_sandbox
 

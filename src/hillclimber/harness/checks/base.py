@@ -1,5 +1,5 @@
 """Acceptance checks: what one check is, and what it runs against (the kinds of checks are in
-`kinds.py`).
+`kinds.py`, and those of a change to an existing file in `edits.py`).
 
 A check looks at the workspace through the sandbox (its file API, or a command) and passes or
 fails with a short reason. A *goal* check fails until the work is done (the file exists, holds

@@ -30,11 +30,17 @@ from dataclasses import dataclass
 
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.borrowed import example_values, from_the_data, unheld
+from hillclimber.harness.checks.edits import (
+    FileAppended,
+    FileKeepsLines,
+    FileLacks,
+    FileOnlyReplaced,
+    appended_text,
+)
 from hillclimber.harness.checks.kinds import (
     EXAMPLE,
     MAGIC,
     CommandSucceeds,
-    FileAppended,
     FileChanged,
     FileContains,
     FileEquals,
@@ -42,10 +48,7 @@ from hillclimber.harness.checks.kinds import (
     FileHasText,
     FileHoldsNumber,
     FileIsFormat,
-    FileKeepsLines,
-    FileLacks,
     FileNotACopy,
-    FileOnlyReplaced,
     FileParses,
     FileUnchanged,
     fingerprints,
@@ -240,7 +243,7 @@ def _changed_files(
         checks.append(FileChanged(path))
         if sentence.has("append", "appends", "appending"):
             checks.append(FileKeepsLines(path, text))
-            if (added := _appended(sentence)) is not None and len(targets) == 1:
+            if (added := appended_text(sentence)) is not None and len(targets) == 1:
                 checks.append(FileAppended(path, text, added))
         checks += [FileContains(path, new) for _, new in changes]
         if keep_rest:
@@ -251,34 +254,6 @@ def _changed_files(
         if posixpath.splitext(path)[1] == ".c" and not named:
             checks.append(CommandSucceeds(f"gcc -fsyntax-only {path}"))
     return checks
-
-
-_APPENDED = re.compile(
-    r"\bappend(?:s|ing)?\s+(?:(?:a|the|one)\s+(?:new\s+|final\s+|last\s+)?line\s+)?"
-    r"(?:(?:containing|reading)\s+(?:exactly|only)\s+)?`([^`]+)`",
-    re.I,
-)
-"""The text right after the verb: "append `X`", "append the line `X`", "append a line
-containing exactly `X`" (a line merely "containing `X`" may hold more)."""
-_LINE_TEXT = re.compile(
-    r"(?:\bline\s+(?:(?:containing|reading)\s+(?:exactly|only)\s+)?|"
-    r"\b(?:containing|contains|reading)\s+(?:exactly|only)\s+)`([^`]+)`",
-    re.I,
-)
-"""A line's whole text quoted elsewhere in the sentence ("a line `X` at the end")."""
-
-
-_THESE = re.compile(r"\b(?:these|this|the following)\s+(?:\w+\s+)?lines?\b.*:$", re.I | re.S)
-
-
-def _appended(sentence: Sentence) -> str | None:
-    """The one text an append sentence quotes to add: `Append the line `X``, `a line
-    containing exactly `X``, or "Append these lines:" and its block; none where it quotes
-    several, or only a way to do it (`Append a line with `echo``: not after the verb)."""
-    if sentence.block is not None and (sentence.quotes_content or _THESE.search(sentence.text)):
-        return sentence.block.strip("\n")
-    quoted = _APPENDED.findall(sentence.text) or _LINE_TEXT.findall(sentence.text)
-    return quoted[0] if len(quoted) == 1 else None
 
 
 def _value_pairs(text: str) -> list[tuple[str, str]]:
