@@ -4,7 +4,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from hillclimber.climb.store import Evaluation, open_store
-from hillclimber.report.climbpath import climb_page, versus_start
+from hillclimber.report.climbpath import climb_page, under_way, versus_start
 from hillclimber.results import ExitReason, TrialResult, write_json
 
 
@@ -57,3 +57,18 @@ def test_a_gain_the_agents_own_checks_had_failed_is_marked(tmp_path: Path) -> No
     assert versus_start(tried, [START_A, START_B, tried]) == "+c* -a"
     _trial(run, "c", True, "verified")
     assert versus_start(tried, [START_A, START_B, tried]) == "+c -a"
+
+
+def test_an_evaluation_begun_and_not_ended_is_shown_with_its_trials_so_far(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "climb.db")
+    runs = tmp_path / "runs" / "train"
+    start = {"harness": {"planning": {"planner": True}, "ask": {"seed": 0}}}
+    tried = {"harness": {"planning": {"planner": False}, "ask": {"seed": 0}}}
+    for folder, config in (("start-s0", start), ("1a2b3c4d5e-s0", tried)):
+        write_json(runs / folder / "mini" / "config.json", config)
+    store.add_evaluation(replace(START_A, run_dir=str(runs / "start-s0")))
+    _trial(runs / "1a2b3c4d5e-s0", "a", True, "verified")
+    _trial(runs / "1a2b3c4d5e-s0", "b", False, "verification_failed")
+    rows = under_way(store, store.evaluations())
+    store.close()
+    assert rows == [["train", "planning.planner=false", "0", "1", "2 so far, under way", "0.0", ""]]

@@ -3,6 +3,7 @@ with the score per step, train and held-out (`climb show --html`, `report CLIMB`
 
 from __future__ import annotations
 
+import json
 from html import escape
 from pathlib import Path
 
@@ -75,7 +76,48 @@ NUMBERS = ("seed", "solved", "run", "hours")
 
 def _evaluation_rows(store: ClimbStore) -> list[list[str]]:
     evaluations = store.evaluations()
-    return [_evaluation_row(done, evaluations) for done in evaluations]
+    rows = [_evaluation_row(done, evaluations) for done in evaluations]
+    return rows + under_way(store, evaluations)
+
+
+def under_way(store: ClimbStore, evaluations: list[Evaluation]) -> list[list[str]]:
+    """Evaluations begun and not ended (running now, or cut by a stop: a resume goes on with
+    them), from their run folders: the trials so far."""
+    known = {Path(done.run_dir).resolve() for done in evaluations}
+    start = _harness(store.path.parent / "runs" / "train" / "start-s0")
+    rows = []
+    for where in sorted(store.path.parent.glob("runs/*/*-s*")):
+        if where.resolve() in known or not where.is_dir():
+            continue
+        trials = [t for path in where.glob("*/*/result.json") if (t := read_trial(path))]
+        hours = sum(t.timings.get("total", 0.0) for t in trials) / 3600
+        setting = _changes(start, _harness(where)) if where.name != "start-s0" else "start"
+        rows.append([where.parent.name, setting, where.name.rpartition("-s")[2],
+                     str(sum(t.passed for t in trials)), f"{len(trials)} so far, under way",
+                     f"{hours:.1f}", ""])  # fmt: skip
+    return rows
+
+
+def _harness(where: Path) -> dict[str, object]:
+    """The harness setting of an evaluation's run folder, flat (`planning.planner`: false)."""
+    for config in sorted(where.glob("*/config.json")):
+        return _flat(json.loads(config.read_text(encoding="utf-8")).get("harness", {}))
+    return {}
+
+
+def _flat(values: dict[str, object], prefix: str = "") -> dict[str, object]:
+    flat: dict[str, object] = {}
+    for key, value in values.items():
+        if isinstance(value, dict):
+            flat.update(_flat(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
+def _changes(start: dict[str, object], setting: dict[str, object]) -> str:
+    changes = {k: v for k, v in setting.items() if k != "ask.seed" and start.get(k) != v}
+    return described(changes) if start and setting else "?"
 
 
 def _evaluation_row(done: Evaluation, evaluations: list[Evaluation]) -> list[str]:
