@@ -72,3 +72,14 @@ def test_an_evaluation_begun_and_not_ended_is_shown_with_its_trials_so_far(tmp_p
     rows = under_way(store, store.evaluations())
     store.close()
     assert rows == [["train", "planning.planner=false", "0", "1", "2 so far, under way", "0.0", ""]]
+
+
+def test_run_folders_are_found_from_the_store_wherever_the_climb_ran(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "climb.db")
+    for done in (START_A, START_B):
+        store.add_evaluation(done)
+    store.add_evaluation(replace(TRIED, run_dir="climbs/x/runs/train/tried"))  # `--dir climbs/x`
+    _trial(tmp_path / "runs" / "train" / "tried", "c", True, "verification_failed")
+    page = climb_page(store)
+    store.close()
+    assert "+c* -a" in page and "under way" not in page

@@ -4,6 +4,7 @@ with the score per step, train and held-out (`climb show --html`, `report CLIMB`
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from html import escape
 from pathlib import Path
 
@@ -75,15 +76,22 @@ NUMBERS = ("seed", "solved", "run", "hours")
 
 
 def _evaluation_rows(store: ClimbStore) -> list[list[str]]:
-    evaluations = store.evaluations()
+    evaluations = [_placed(store, done) for done in store.evaluations()]
     rows = [_evaluation_row(done, evaluations) for done in evaluations]
     return rows + under_way(store, evaluations)
+
+
+def _placed(store: ClimbStore, done: Evaluation) -> Evaluation:
+    """The evaluation with its run folder found from the store's place (a climb started with a
+    relative `--dir` stored a path relative to where it ran)."""
+    stored = Path(done.run_dir)
+    return replace(done, run_dir=str(store.path.parent / "runs" / stored.parent.name / stored.name))
 
 
 def under_way(store: ClimbStore, evaluations: list[Evaluation]) -> list[list[str]]:
     """Evaluations begun and not ended (running now, or cut by a stop: a resume goes on with
     them), from their run folders: the trials so far."""
-    known = {Path(done.run_dir).resolve() for done in evaluations}
+    known = {Path(done.run_dir).resolve() for done in evaluations}  # placed (`_placed`)
     start = _harness(store.path.parent / "runs" / "train" / "start-s0")
     rows = []
     for where in sorted(store.path.parent.glob("runs/*/*-s*")):
