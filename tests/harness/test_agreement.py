@@ -147,17 +147,55 @@ def test_the_disagreeing_command_still_judges_once_the_model_runs_it_itself(
     ],
 )
 def test_no_usable_second_answer_leaves_the_gate_as_it_was(second: str, tmp_path: Path) -> None:
-    answers = [write("/app/total.txt", "11"), DONE, second, DONE]
-    outcome, model, _ = run_agent(tmp_path, answers)
+    """Asked twice (the second time told why the first taught nothing), then the gate goes on
+    as without a second answer."""
+    answers = [write("/app/total.txt", "11"), DONE, second, second, DONE]
+    outcome, model, log_dir = run_agent(tmp_path, answers)
     assert outcome.info["loop_exit"] == "confirmed"  # shown the result, the model stood by it
     model.assert_complete()
+    assert "Your last " in model.requests[3].messages[-1].content
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second_steps = [s["extra"] for s in steps if s.get("message") == "second answer"]
+    assert len(second_steps) == 2
+    assert all(s["unusable"] and s["agrees"] is False for s in second_steps)
+
+
+@pytest.mark.parametrize(
+    ("second", "told"),
+    [
+        ("exit 3", "command `exit 3` failed (exit 3)"),
+        ("grep -c x /app/missing.txt", "failed (exit 2): grep: "),  # and its message
+        ("echo", "command `echo` printed nothing"),
+        ("cat /app/total.txt", "reads /app/total.txt"),
+        ("", "answer held no command"),
+    ],
+)
+def test_an_unusable_second_answer_is_asked_again_told_why(
+    second: str, told: str, tmp_path: Path
+) -> None:
+    """The 1.5B's first second commands failed or printed nothing (`grep -E '\\d'`, a stray
+    argument to sqlite3): asked again with the reason, its next command may do."""
+    answers = [write("/app/total.txt", "12\n"), DONE, second, AWK]
+    outcome, model, log_dir = run_agent(tmp_path, answers)
+    assert outcome.info["loop_exit"] == "agreed"
+    model.assert_complete()
+    asked_again = model.requests[3].messages[-1].content
+    assert "Your last " in asked_again and told in asked_again
+    retry_temperature = preset("fm").ask.retry_temperature
+    assert model.requests[2].temperature != retry_temperature
+    assert model.requests[3].temperature == retry_temperature
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second_steps = [s["extra"] for s in steps if s.get("message") == "second answer"]
+    outcomes = [(s["agrees"], bool(s["unusable"])) for s in second_steps]
+    assert outcomes == [(False, True), (True, False)]
 
 
 def test_the_command_that_made_the_answer_is_not_a_second_way(tmp_path: Path) -> None:
-    answers = [run_command(f"{AWK} > /app/total.txt"), DONE, AWK, DONE]
+    answers = [run_command(f"{AWK} > /app/total.txt"), DONE, AWK, AWK, DONE]
     outcome, model, _ = run_agent(tmp_path, answers)
     assert outcome.info["loop_exit"] == "confirmed"
     model.assert_complete()
+    assert "is the way the answer was made, not another" in model.requests[3].messages[-1].content
 
 
 @pytest.mark.parametrize(

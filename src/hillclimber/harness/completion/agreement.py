@@ -10,7 +10,8 @@ workspace put back afterwards, and compares what it prints with the file:
   as the answer file holds what the second answer disagreed with (`counted`: climbing sees a
   change of the answer as a gain, and a done-signal on it fails);
 - no usable second answer (no command, an error, nothing printed, the answer file read, a
-  command the model already ran): nothing is learnt, and the gate goes on as without it.
+  command the model already ran): the model is asked once more, told why; if that one is no
+  better, nothing is learnt, and the gate goes on as without it.
 
 Each content of the answer file is judged once. Once `max_asks` are spent, a new content is
 judged by the last command that disagreed, run again without asking.
@@ -29,6 +30,7 @@ from decimal import Decimal, InvalidOperation
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest
 from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.harness.recording.events import SecondAnswer
 from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
 from hillclimber.sandbox.files import read_bytes
@@ -41,6 +43,8 @@ SYSTEM = (
 MAX_CHARS = 2000
 """An answer file longer than this is not a computed result to compare."""
 MAX_LINES = 40
+MAX_COMMAND_TOKENS = 256
+"""Room for a second command: at 160 tokens the 1.5B's awk program was cut."""
 CODE = (".py", ".sh", ".bash", ".c", ".h", ".cpp", ".js", ".ts", ".go", ".rs", ".java", ".rb",
         ".pl", ".r", ".R", ".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".html", ".xml",
         ".sql", ".md", ".mk")  # fmt: skip
@@ -86,6 +90,9 @@ class Agreement:
     """Puts the workspace back after the second command; None: it is too big to, and no
     command is run."""
     max_asks: int = 3
+    tries: int = 2
+    """Questions for one content of the answer file: an answer that teaches nothing is asked
+    again, told why (the 1.5B's first commands failed or printed nothing), within `max_asks`."""
     command_timeout: float = 30.0
     remaining: Callable[[], float] = lambda: float("inf")
     asks: int = 0
@@ -96,6 +103,8 @@ class Agreement:
     reference: str = ""
     """The last second command that disagreed: once the asks are spent, each new answer is
     judged by running it again (a changed answer is not evidence that the dispute is over)."""
+    unusable: list[str] = field(default_factory=list)
+    """Why each second answer that taught nothing did not, in order."""
 
     def judge(self, tried: Sequence[str], turn: int) -> Verdict | None:
         """A second answer compared with the answer file, or None when none could be had."""
@@ -107,26 +116,50 @@ class Agreement:
         if key in self.judged:
             return None  # asked already: nothing new to learn
         self.judged.add(key)
-        command = self.reference  # independent when it was asked: the model may run it since
-        if self.asks < self.max_asks:
+        if self.asks >= self.max_asks:
+            # independent when it was asked: the model may have run it since
+            return self._attempt(path, held, self.reference, (), turn) if self.reference else None
+        why = ""
+        for _ in range(self.tries):
+            if self.asks >= self.max_asks:
+                break
             self.asks += 1
-            command = self._ask(path, turn)
-            if _ran_before(command, tried):
-                return None
-        if not command or _reads(command, path):
-            return None
-        printed = self._run(command)
+            command = self._ask(path, turn, why)
+            verdict = self._attempt(path, held, command, tried, turn)
+            if verdict is not None:
+                return verdict
+            why = (f"command `{clip(command, 120)}` {self.unusable[-1]}" if command
+                   else "answer held no command")  # fmt: skip
+        return None
+
+    def _attempt(
+        self, path: str, held: str, command: str, tried: Sequence[str], turn: int
+    ) -> Verdict | None:
+        """`command`'s answer compared with `held`; None, with the reason kept in `unusable`
+        and said in a SecondAnswer event, when it teaches nothing."""
+        printed, why = None, "is no command"
+        if _ran_before(command, tried):
+            why = "is the way the answer was made, not another"
+        elif command and _reads(command, path):
+            why = f"reads {path}"
+        elif command:
+            printed, why = self._run(command)
         if printed is None:
+            self.unusable.append(why)
+            self.asker.events.emit(SecondAnswer(turn, path, command, "", False, why))
             return None
         verdict = Verdict(path, command, printed, held, same(held, printed))
         if not verdict.agrees:
-            self.disputed.add(key)
+            self.disputed.add(digest(held.encode()) or "")
             self.reference = command
+        self.asker.events.emit(
+            SecondAnswer(turn, path, command, clip(printed, 300), verdict.agrees)
+        )
         return verdict
 
-    def _run(self, command: str) -> str | None:
-        """What the command prints, the workspace put back after it; None if it fails or
-        prints nothing."""
+    def _run(self, command: str) -> tuple[str | None, str]:
+        """What the command prints, the workspace put back after it; None and why if it fails
+        or prints nothing."""
         assert self.keep is not None
         with self.keep():
             result = run_within(
@@ -136,9 +169,14 @@ class Agreement:
                 timeout=self.command_timeout,
                 cwd=self.workdir,
             )
-        if result.timed_out or result.exit_code != 0 or not result.stdout.strip():
-            return None
-        return result.stdout
+        if result.timed_out:
+            return None, f"ran over {self.command_timeout:.0f} s"
+        if result.exit_code != 0:
+            said = first_lines(result.stderr.strip() or result.stdout.strip(), 1, 160)
+            return None, f"failed (exit {result.exit_code})" + (f": {said}" if said else "")
+        if not result.stdout.strip():
+            return None, "printed nothing"
+        return result.stdout, ""
 
     def disputes(self) -> bool:
         """Whether the answer file holds now what a second answer disagreed with."""
@@ -172,18 +210,24 @@ class Agreement:
                 return path, text
         return None
 
-    def _ask(self, path: str, turn: int) -> str:
+    def _ask(self, path: str, turn: int, why: str = "") -> str:
+        """The model's command; asked again (`why`: what was wrong with the last one), at the
+        temperature for a stuck turn."""
+        again = f"\nYour last {why}. Write a different command." if why else ""
         prompt = (
             f"Task:\n{clip(self.instruction, 1500)}\n\n"
             f"Someone wrote the answer to {path}. Write ONE shell command that works out the"
             f" same answer again from the task's input files, in a different way, and prints it"
             f" exactly as {path} should hold it. Do not read {path}."
-            " Reply with the command only."
+            f" Reply with the command only.{again}"
         )
+        settings = self.asker.settings
+        explore = bool(why) and settings.retry_temperature is not None
         request = CompletionRequest(
             messages=[Message(role="system", content=SYSTEM), Message(role="user", content=prompt)],
-            max_tokens=160,
-            temperature=self.asker.settings.temperature,
+            max_tokens=MAX_COMMAND_TOKENS,
+            temperature=settings.retry_temperature if explore else settings.temperature,
+            seed=settings.seed + (turn if explore else 0),
         )
         return command_in(self.asker.complete(request, role="second", turn=turn))
 

@@ -26,7 +26,7 @@ from typing import Literal
 from hillclimber.harness.completion.agreement import Agreement, Verdict
 from hillclimber.harness.config import Completion
 from hillclimber.harness.prompting.summary import clip
-from hillclimber.harness.recording.events import EventBus, FinalizeAsked, SecondAnswer, Verified
+from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.verify.verifier import Evaluation
 
@@ -113,11 +113,7 @@ class Gate:
             return None
         tried = [str(c.arguments.get("command", "")) for c in self.state.calls
                  if c.name == "run_command"]  # fmt: skip
-        verdict = self.agreement.judge(tried, turn)
-        if verdict is not None:
-            self.events.emit(SecondAnswer(turn, verdict.path, verdict.command,
-                                          clip(verdict.printed, 300), verdict.agrees))  # fmt: skip
-        return verdict
+        return self.agreement.judge(tried, turn)  # it says what it learnt in SecondAnswer
 
     def weak_pass(self, evaluation: Evaluation) -> str:
         """Form or weak checks passed: what shows the model what they looked at and asks it

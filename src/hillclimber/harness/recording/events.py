@@ -122,13 +122,16 @@ class Measured:
 @dataclass(frozen=True)
 class SecondAnswer:
     """The answer worked out again another way (`completion/agreement.py`), and whether it
-    agrees with the answer file."""
+    agrees with the answer file; `unusable` says why an answer taught nothing (it failed,
+    printed nothing, read the answer file, was the way the answer was made), and then
+    `agrees` is False."""
 
     turn: int
     path: str
     command: str
     printed: str
     agrees: bool
+    unusable: str = ""
 
 
 @dataclass(frozen=True)
