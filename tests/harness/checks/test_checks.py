@@ -15,7 +15,7 @@ from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
-from hillclimber.harness.checks.kinds import CommandSucceeds, FileNotACopy
+from hillclimber.harness.checks.kinds import CommandSucceeds, FileHasText, FileNotACopy
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.presets import preset
 from hillclimber.models import ModelProfile, ScriptedModel
@@ -667,3 +667,40 @@ def test_the_commands_of_the_models_plan_are_tried_when_the_worker_never_runs_th
     outcome = commit_task(tmp_path, sandbox, answers, planner=True, complexity=False)
     assert outcome.info["loop_exit"] == "verified" and outcome.info["planned"] >= 3
     assert commits(sandbox) == ["Add", "notes", "first"]
+
+
+@pytest.mark.parametrize(
+    ("held", "told"),
+    [
+        # the check's name clips its text, and the 0.5B wrote the clipped text into the file
+        (
+            "# Usage\n\nRun `main.py` to print…\n",
+            "line 3 is 'Run `main.py` to print…' where it"
+            " should be 'Run `main.py` to print the project name.'",
+        ),
+        ("\n# Usage\n\n", "it ends at line 2, where line 3 should be ''"),
+        (
+            "# Usage\n\nRun `main.py` to print the project name.\nmore\n",
+            "it has more after line 3: 'more'",
+        ),
+        ("Usage\n", "line 1 is 'Usage' where it should be '# Usage'"),
+    ],
+)
+def test_a_text_held_otherwise_says_the_first_line_that_differs_in_whole(
+    held: str, told: str
+) -> None:
+    text = "# Usage\n\nRun `main.py` to print the project name."
+    check = FileHasText("/app/docs/usage.md", text, only=True)
+    assert "…" in check.name  # the name is clipped; what the model is told is not
+    outcome = check.judge(held)
+    assert not outcome.passed and outcome.detail == told
+    assert check.judge(f"\n{text}\n\n").passed
+
+
+def test_a_block_not_in_the_file_says_where_it_differs() -> None:
+    check = FileHasText("/app/notes.md", "## Done\n- all tests pass")
+    assert check.judge("intro\n## Done\n- all tests pass\nend\n").passed
+    assert check.judge("intro\n## Done\n- most tests pass\n").detail == (
+        "line 3 is '- most tests pass' where it should be '- all tests pass'"
+    )
+    assert check.judge("intro\n").detail == "no line is exactly '## Done'"

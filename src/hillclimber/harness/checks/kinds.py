@@ -185,9 +185,36 @@ class FileHasText(TextCheck):
         lines = [line.rstrip("\r") for line in text.splitlines()]
         wanted = self.text.splitlines()
         if self.only:
-            return Outcome(_trimmed(lines) == _trimmed(wanted), "it holds something else")
+            held, wanted = _trimmed(lines), _trimmed(wanted)
+            if held == wanted:
+                return Outcome(True)
+            blank = next((i for i, line in enumerate(lines) if line.strip()), 0)
+            return Outcome(False, _differs(held, wanted, blank + 1))
         found = any(lines[i : i + len(wanted)] == wanted for i in range(len(lines)))
-        return Outcome(found, "not there")
+        if found or not wanted:
+            return Outcome(found, "not there")
+        starts = [i for i, line in enumerate(lines) if line == wanted[0]]
+        if not starts:
+            return Outcome(False, f"no line is exactly {_whole(wanted[0])}")
+        start = starts[0]
+        return Outcome(False, _differs(lines[start : start + len(wanted)], wanted, start + 1))
+
+
+def _differs(held: list[str], wanted: list[str], first: int = 1) -> str:
+    """Where `held` (the file's lines from line `first`) first is not `wanted`, both lines
+    shown whole: the check's name clips the text, and the 0.5B wrote the clipped text, `…`
+    and all, into the file."""
+    for number, (have, want) in enumerate(zip(held, wanted, strict=False), first):
+        if have != want:
+            return f"line {number} is {_whole(have)} where it should be {_whole(want)}"
+    if len(held) < len(wanted):
+        end = first + len(held) - 1
+        return f"it ends at line {end}, where line {end + 1} should be {_whole(wanted[len(held)])}"
+    return f"it has more after line {first + len(wanted) - 1}: {_whole(held[len(wanted)])}"
+
+
+def _whole(line: str, limit: int = 200) -> str:
+    return repr(line if len(line) <= limit else line[: limit - 1] + "…")
 
 
 def _trimmed(lines: list[str]) -> list[str]:
