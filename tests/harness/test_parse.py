@@ -432,3 +432,49 @@ def test_a_regexs_word_boundary_is_not_a_backspace() -> None:
 )
 def test_a_command_given_as_a_list_of_words_is_that_command(text: str) -> None:
     assert parsed(text).call.arguments == {"command": "python3 -c 'print(1 + 1)'"}
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "arguments"),
+    [
+        (  # the 0.5B on fix-python-script (mini-33): bash said `read_file: command not found`
+            '{"name": "run_command", "arguments": {"command": "read_file", '
+            '"path": "/app/numbers.txt", "start": 1, "end": 7}}',
+            "read_file",
+            {"path": "/app/numbers.txt", "start": 1, "end": 7},
+        ),
+        (
+            '{"name": "run_command", "arguments": {"command": "write_file", "path": "a.txt",'
+            ' "content": "hi"}}',
+            "write_file",
+            {"path": "a.txt", "content": "hi"},
+        ),
+        ('{"name": "run_command", "arguments": {"command": "task_complete"}}', "task_complete", {}),
+    ],
+)
+def test_a_command_that_is_another_tools_name_is_that_tools_call(
+    text: str, name: str, arguments: dict[str, Any]
+) -> None:
+    call = parsed(text).call
+    assert (call.name, call.arguments) == (name, arguments)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "read_file /app/numbers.txt",  # words after it: a command line, left to the shell
+        "ls",  # a real command
+        "cat",
+    ],
+)
+def test_a_command_that_is_no_tools_bare_name_stays_a_command(command: str) -> None:
+    text = json.dumps({"name": "run_command", "arguments": {"command": command, "path": "x"}})
+    call = parsed(text).call
+    assert (call.name, call.arguments) == ("run_command", {"command": command})
+
+
+def test_a_tool_not_offered_named_as_a_command_stays_a_command() -> None:
+    """After a refused read, read_file is not offered: the name does not bring it back."""
+    tools = tool_list(["write_file", "run_command", "task_complete"])
+    text = '{"name": "run_command", "arguments": {"command": "read_file", "path": "a.txt"}}'
+    assert parsed(text, tools).call.arguments == {"command": "read_file"}

@@ -37,6 +37,13 @@ OUTPUTS: list[tuple[str, int, str, FailureKind, str]] = [
         "primer3_core is not installed here and cannot be installed (no network)",
     ),
     ("nosuch", 127, "sh: 1: nosuch: not found\n", K.COMMAND_NOT_FOUND, "not installed"),
+    (  # the 0.5B ran its tool's name in the shell
+        "read_file /app/numbers.txt",
+        127,
+        "/bin/bash: line 1: read_file: command not found\n",
+        K.COMMAND_NOT_FOUND,
+        "read_file is one of your tools, not a shell command: call it as a tool",
+    ),
     ("sudo ls", 127, "/bin/bash: line 1: sudo: command not found\n", K.COMMAND_NOT_FOUND, "sudo"),
     ("vim x.py", 127, "bash: vim: command not found\n", K.COMMAND_NOT_FOUND, "write_file"),
     (

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from hillclimber.harness.acting.tools import TOOLS
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
@@ -52,6 +53,8 @@ _MISSING_SPECIAL = {
 
 def _missing_command(name: str) -> str:
     base = name.rsplit("/", 1)[-1]
+    if base in TOOLS:
+        return f"{base} is one of your tools, not a shell command: call it as a tool"
     if base in _MISSING_SPECIAL:
         return _MISSING_SPECIAL[base]
     if base in _NO_EDITORS:

@@ -246,8 +246,25 @@ def _interpret(candidate: Decoded, tools: Sequence[ToolSpec]) -> Parsed | None:
     rest = {k: v for k, v in call.items() if k != name_key and k not in _META_KEYS}
     args_key = next((k for k in _ARGUMENT_KEYS if k in rest), None)
     given = rest.pop(args_key) if args_key else rest
-    arguments = _map_arguments(tool, _as_arguments(given), rest if args_key else {})
+    tool, arguments_given = _named_as_command(tool, _as_arguments(given), tools)
+    arguments = _map_arguments(tool, arguments_given, rest if args_key else {})
     return _validated(tool, arguments, "nested" if nested else candidate.shape, strict=False)
+
+
+def _named_as_command(
+    tool: ToolSpec, given: dict[str, Any] | list[Any], tools: Sequence[ToolSpec]
+) -> tuple[ToolSpec, dict[str, Any] | list[Any]]:
+    """A command that is another offered tool's bare name, that tool's arguments beside it
+    (`run_command` with `{"command": "read_file", "path": "/app/numbers.txt"}`, the 0.5B):
+    that tool's call, where the shell would only say `read_file: command not found`."""
+    command = given.get("command") if isinstance(given, dict) else None
+    if tool.name != "run_command" or not isinstance(command, str) or len(command.split()) != 1:
+        return tool, given
+    other = find_tool(command, tools)
+    if other is None or other.name == tool.name:
+        return tool, given
+    assert isinstance(given, dict)
+    return other, {k: v for k, v in given.items() if k != "command"}
 
 
 def _unwrap(value: Any, depth: int = 0) -> tuple[dict[str, Any], bool] | None:
