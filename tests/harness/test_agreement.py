@@ -141,7 +141,8 @@ def test_the_disagreeing_command_still_judges_once_the_model_runs_it_itself(
     "second",
     [
         "cat /app/total.txt",  # reads the answer
-        "echo",  # prints nothing
+        "sort /dev/null",  # prints nothing
+        "echo 11",  # the answer written out again: it would agree with anything it copies
         "exit 3",  # fails
         "",  # no command
     ],
@@ -165,7 +166,8 @@ def test_no_usable_second_answer_leaves_the_gate_as_it_was(second: str, tmp_path
     [
         ("exit 3", "command `exit 3` failed (exit 3)"),
         ("grep -c x /app/missing.txt", "failed (exit 2): grep: "),  # and its message
-        ("echo", "command `echo` printed nothing"),
+        ("sort /dev/null", "command `sort /dev/null` printed nothing"),
+        ("echo '^[0-9]+$'", "only prints text written into it, worked out from no input file"),
         ("cat /app/total.txt", "reads /app/total.txt"),
         ("", "answer held no command"),
     ],

@@ -10,7 +10,7 @@ workspace put back afterwards, and compares what it prints with the file:
   as the answer file holds what the second answer disagreed with (`counted`: climbing sees a
   change of the answer as a gain, and a done-signal on it fails);
 - no usable second answer (no command, an error, nothing printed, the answer file read, a
-  command the model already ran): the model is asked once more, told why; if that one is no
+  command the model already ran, one that only echoes a text written into it): the model is asked once more, told why; if that one is no
   better, nothing is learnt, and the gate goes on as without it.
 
 Each content of the answer file is judged once. Once `max_asks` are spent, a new content is
@@ -34,6 +34,7 @@ from hillclimber.harness.recording.events import SecondAnswer
 from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
 from hillclimber.sandbox.files import read_bytes
+from hillclimber.shell.reader import commands
 from hillclimber.verify.verifier import Evaluation
 
 SYSTEM = (
@@ -142,6 +143,8 @@ class Agreement:
             why = "is the way the answer was made, not another"
         elif command and _reads(command, path):
             why = f"reads {path}"
+        elif command and _prints_itself(command):
+            why = "only prints text written into it, worked out from no input file"
         elif command:
             printed, why = self._run(command)
         if printed is None:
@@ -253,6 +256,19 @@ def command_in(answer: str) -> str:
 
 def _reads(command: str, path: str) -> bool:
     return posixpath.basename(path) in command
+
+
+_PRINTERS = frozenset({"echo", "printf", "cat", "true", ":"})
+
+
+def _prints_itself(command: str) -> bool:
+    """A command of nothing but echo/printf (and `cat` of a heredoc): what it prints is the
+    model's answer written out again, not one worked out another way (`echo '^\\d{4}$'` for a
+    regex, `echo 12`); once it disagreed, it would be the one answer ever passed."""
+    found = list(commands(command))
+    return bool(found) and all(
+        c.name in _PRINTERS and (c.name != "cat" or len(c.args) == 1) for c in found
+    )
 
 
 _REDIRECT = re.compile(r"\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*\S+\s*$")
