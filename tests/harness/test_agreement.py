@@ -247,3 +247,19 @@ def test_answers_that_differ(held: str, printed: str) -> None:
 )
 def test_the_command_of_an_answer(answer: str, command: str) -> None:
     assert command_in(answer) == command
+
+
+def test_a_second_answer_that_could_not_be_the_answer_is_no_judge(tmp_path: Path) -> None:
+    """What the second command prints must pass the checks the answer passes (written in its
+    place, put back after): on log-summary the 0.5B's second command printed every word of the
+    log, and as the judge of every later answer it would have failed the right one too."""
+    answers = [write("/app/total.txt", "12\n"), DONE, "sort -n /app/numbers.txt", AWK]
+    outcome, model, log_dir = run_agent(tmp_path, answers)
+    assert outcome.info["loop_exit"] == "agreed"
+    model.assert_complete()
+    assert (tmp_path / "trial" / "workspace" / "total.txt").read_text() == "12\n"  # put back
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second = [s["extra"] for s in steps if s.get("message") == "second answer"]
+    assert second[0]["unusable"].startswith("printed what cannot be the answer (")
+    assert "not a copy of an input" in second[0]["unusable"]
+    assert "printed what cannot be the answer" in model.requests[3].messages[-1].content

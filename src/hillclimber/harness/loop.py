@@ -100,7 +100,7 @@ class AgentLoop:
         if config.completion.agreement and answers and env.verify is not None:
             agreement = Agreement(
                 self.asker, instruction, env.sandbox, env.workdir, answers, keep,
-                remaining=env.remaining,
+                checks=env.verify, remaining=env.remaining,
             )  # fmt: skip
             self.env = env = replace(env, verify=partial(_counted, agreement, env.verify))
         self.gate = Gate(

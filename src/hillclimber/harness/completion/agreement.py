@@ -10,8 +10,9 @@ workspace put back afterwards, and compares what it prints with the file:
   as the answer file holds what the second answer disagreed with (`counted`: climbing sees a
   change of the answer as a gain, and a done-signal on it fails);
 - no usable second answer (no command, an error, nothing printed, the answer file read, a
-  command the model already ran, one that only echoes a text written into it): the model is asked once more, told why; if that one is no
-  better, nothing is learnt, and the gate goes on as without it.
+  command the model already ran, one that only echoes a text written into it, one whose
+  output fails the checks the answer passes): the model is asked once more, told why; if that
+  one is no better, nothing is learnt, and the gate goes on as without it.
 
 Each content of the answer file is judged once. Once `max_asks` are spent, a new content is
 judged by the last command that disagreed, run again without asking.
@@ -90,6 +91,9 @@ class Agreement:
     keep: Callable[[], AbstractContextManager[object]] | None
     """Puts the workspace back after the second command; None: it is too big to, and no
     command is run."""
+    checks: Callable[[], Evaluation] | None = None
+    """The harness's own checks: a second answer that disagrees must pass them as the answer
+    does, else it is no answer at all."""
     max_asks: int = 3
     tries: int = 2
     """Questions for one content of the answer file: an answer that teaches nothing is asked
@@ -147,11 +151,15 @@ class Agreement:
             why = "only prints text written into it, worked out from no input file"
         elif command:
             printed, why = self._run(command)
+        agrees = printed is not None and same(held, printed)
+        if printed is not None and not agrees:
+            why = self._not_an_answer(path, printed)
+            printed = None if why else printed
         if printed is None:
             self.unusable.append(why)
             self.asker.events.emit(SecondAnswer(turn, path, command, "", False, why))
             return None
-        verdict = Verdict(path, command, printed, held, same(held, printed))
+        verdict = Verdict(path, command, printed, held, agrees)
         if not verdict.agrees:
             self.disputed.add(digest(held.encode()) or "")
             self.reference = command
@@ -159,6 +167,20 @@ class Agreement:
             SecondAnswer(turn, path, command, clip(printed, 300), verdict.agrees)
         )
         return verdict
+
+    def _not_an_answer(self, path: str, printed: str) -> str:
+        """Why what the second command printed could not be the answer, or "": written to the
+        answer file (and put back after), it must pass the checks the answer passes. On
+        log-summary (mini-33) the 0.5B's second command printed every word of the log, and as
+        the judge of every later answer it would have failed the right one too."""
+        if self.checks is None or self.keep is None:
+            return ""
+        with self.keep():
+            self.sandbox.write_file(path, printed.encode())
+            evaluation = self.checks()
+        if evaluation.passed:
+            return ""
+        return f"printed what cannot be the answer ({clip(evaluation.digest, 160)})"
 
     def _run(self, command: str) -> tuple[str | None, str]:
         """What the command prints, the workspace put back after it; None and why if it fails
