@@ -142,14 +142,16 @@ class Agreement:
     ) -> Verdict | None:
         """`command`'s answer compared with `held`; None, with the reason kept in `unusable`
         and said in a SecondAnswer event, when it teaches nothing."""
-        printed, why = None, "is no command"
-        if _ran_before(command, tried):
+        printed: str | None = None
+        if not command:
+            why = "is no command"
+        elif _ran_before(command, tried):
             why = "is the way the answer was made, not another"
-        elif command and _reads(command, path):
+        elif _reads(command, path):
             why = f"reads {path}"
-        elif command and _prints_itself(command):
+        elif _prints_itself(command):
             why = "only prints text written into it, worked out from no input file"
-        elif command:
+        else:
             printed, why = self._run(command)
         agrees = printed is not None and same(held, printed)
         if printed is not None and not agrees:
