@@ -112,6 +112,18 @@ def test_pick_after_a_refused_call_applies_only_a_gain() -> None:
     assert pick([candidate("run_command", 1), gain], 1, own=False) is gain
 
 
+def test_after_a_refused_call_a_borrowed_gain_of_weak_checks_only_is_not_applied() -> None:
+    """The 1.5B's edit of an input was refused; another tool's answer wrote `... (heatmap
+    content here) ...` as the PNG and passed "exists" (weak), not "is a PNG file" (form)."""
+    # checks: exists (weak), a PNG file (form), the input left as it was (weak, passing)
+    stub = candidate("write_file", 2, origin="tool", weak=(2, 2))
+    assert pick([stub], 1, own=False, strong_now=0) is None
+    png = candidate("run_command", 3, origin="tool", weak=(2, 2))  # a real PNG: one more strong
+    assert pick([stub, png], 1, own=False, strong_now=0) is png
+    reading = candidate("write_file", 2, origin="reading", weak=(2, 2))  # of the model's own
+    assert pick([reading], 1, own=False, strong_now=0) is reading
+
+
 def test_a_step_that_gains_nothing_may_not_remove_lines() -> None:
     """The 0.5B's own edit APP_PORT -> 9090 broke a line and passed no more tests."""
     damage = candidate("edit_file", 3, lost=1)

@@ -101,7 +101,9 @@ class Candidate:
         return f"{self.call.name}{how}: {state}{removes}"
 
 
-def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Candidate | None:
+def pick(
+    candidates: list[Candidate], passing_now: int, own: bool = True, strong_now: int = 0
+) -> Candidate | None:
     """The candidate to apply, or None when nothing is worth applying.
 
     Of those that pass more tests than now, the one that passes the most that show more than a
@@ -114,12 +116,15 @@ def pick(candidates: list[Candidate], passing_now: int, own: bool = True) -> Can
     call if it keeps every test and every existing line; else the first candidate that does
     both. A step that gains no test may not remove lines: the tests cannot tell a fix on the way
     from damage, and a tiny model's are mostly damage. When the model's own call was refused
-    (`own` False) only a candidate that gains tests is applied."""
+    (`own` False) only a candidate that gains tests is applied, and a borrowed one only if it
+    passes more checks that show more than weak ones than the `strong_now` passing now."""
     if not candidates:
         return None
     first = candidates[0]
     if own:
         candidates = [c for c in candidates if not _borrowed_weak_gain(c, first, passing_now)]
+    else:  # nothing of the model's own to weigh it against: the workspace as it is now
+        candidates = [c for c in candidates if not (c.borrowed and c.strong <= strong_now)]
     gains = [c for c in candidates if c.success and c.passing > passing_now]
     if gains:
         best = max(gains, key=Candidate.rank)
@@ -328,7 +333,7 @@ class ClimbStep:
             if any(c.call.signature() == outcome.call.signature() for c in tried):
                 continue
             self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
-        chosen = pick(tried, passing, own=own)
+        chosen = pick(tried, passing, own=own, strong_now=self._strong_now(tried, passing, own))
         self.seen = _printed(tried, chosen)
         self.events.emit(
             CandidatesTried(
@@ -346,6 +351,16 @@ class ClimbStep:
             f"existing lines without gaining a {tried[0].noun()}: "
             f"{'; '.join(c.line() for c in tried)}. Nothing was changed. Do something else."
         )
+
+    def _strong_now(self, tried: Sequence[Candidate], passing: int, own: bool) -> int:
+        """Checks passing now that show more than a file there, parsing or changed: measured
+        only when the model's own call was refused and a borrowed step gains (attention
+        heatmap, the 1.5B: its refused edit of an input let `... (heatmap content here) ...`
+        be written as the PNG, for "exists")."""
+        if own or not any(c.borrowed and c.success and c.passing > passing for c in tried):
+            return 0
+        now = self.climb.measure()
+        return now.tests_passing - now.weak_passing
 
     def _plan_steps(
         self, tried: list[Candidate], folders: Sequence[str], plan: Plan | None
