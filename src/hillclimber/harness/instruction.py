@@ -120,7 +120,8 @@ _CHANGES = re.compile(
 Broader than the verbs that make a goal check of a change (`checks/extract._CHANGE`) on
 purpose: a file wrongly taken for a read-only input would be refused to a right answer."""
 DATA = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt", ".db", ".sqlite",
-        ".sqlite3", ".tar", ".gz", ".tgz", ".zip", ".parquet", ".dat", ".pcap", ".bin")  # fmt: skip
+        ".sqlite3", ".tar", ".gz", ".tgz", ".zip", ".parquet", ".dat", ".pcap", ".bin", ".bed",
+        ".vcf")  # fmt: skip
 """Kinds of files a task reads as data; code and configuration are left out (a fix task
 changes them though no sentence beside their name says so)."""
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+|\n+")

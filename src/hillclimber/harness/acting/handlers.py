@@ -13,6 +13,7 @@ from typing import Any
 from hillclimber.errors import AgentTimeout
 from hillclimber.harness.acting.tools import MAX_CHARS, MAX_LINES, ToolCall, ToolResult, truncate
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
+from hillclimber.harness.instruction import DATA
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
 from hillclimber.sandbox.files import BINARY_PROBE, is_binary, same_name
 
@@ -108,8 +109,13 @@ def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     out = "\n".join(shown)
     if last < end:  # a file larger than the window is read in pieces, in order
         meta["next_start"] = last + 1
+        rest = (
+            "; the rest is more rows of the same kind: work on the whole file with a command"
+            " (run_command) instead of reading it all"
+            if args["path"].lower().endswith(DATA) else ""
+        )  # fmt: skip
         out += (
-            f"\n[lines {start}-{last} of {len(lines)} shown; the next piece: read_file "
+            f"\n[lines {start}-{last} of {len(lines)} shown{rest}; the next piece: read_file "
             f"{args['path']} start={last + 1}]"
         )
     return ToolResult(True, out, meta)
