@@ -242,6 +242,12 @@ def test_answers_that_differ(held: str, printed: str) -> None:
         ("```bash\nwc -l /app/a.txt\n```\nThis counts lines.", "wc -l /app/a.txt"),
         ("$ sort -u /app/a | \\\n  wc -l", "sort -u /app/a | wc -l"),
         ("`grep -c x /app/a`", "grep -c x /app/a"),
+        (  # the 1.5B, asked again after its command printed nothing
+            "The command `awk -F'=' '{print $2}' /app/r.txt` is correct and should print it",
+            "awk -F'=' '{print $2}' /app/r.txt",
+        ),
+        ("Use `wc -l /app/a.txt` here.", "wc -l /app/a.txt"),
+        ("echo `date`", "echo `date`"),  # a command with a backquoted part stays whole
         ("", ""),
     ],
 )

@@ -260,6 +260,9 @@ class Agreement:
 
 
 _FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.DOTALL)
+_INLINE = re.compile(r"`([^`\n]+)`")
+_PROSE = re.compile(r"[A-Z][a-z]+,?\s+[a-z`]")
+"""A sentence's start (`The command …`, `Use …`): no command begins so."""
 
 
 def command_in(answer: str) -> str:
@@ -271,11 +274,16 @@ def command_in(answer: str) -> str:
     if not lines:
         return ""
     command = lines[0]
+    quoted = _INLINE.findall(command)
+    if not fenced and quoted and _PROSE.match(command):  # "The command `awk …` is correct"
+        return str(max(quoted, key=len)).strip()
     for line in lines[1:]:
         if not command.endswith("\\"):
             break
         command = command[:-1].rstrip() + " " + line
-    return command.removeprefix("$ ").strip().strip("`").strip()
+    command = command.removeprefix("$ ").strip()
+    wrapped = len(command) > 1 and command[0] == command[-1] == "`"
+    return command[1:-1].strip() if wrapped else command
 
 
 def _reads(command: str, path: str) -> bool:
