@@ -266,8 +266,8 @@ _PROSE = re.compile(r"[A-Z][a-z]+,?\s+[a-z`]")
 
 
 def command_in(answer: str) -> str:
-    """The command of an answer: a fenced block's, or the first line (prompt signs and
-    backticks around it taken off; a line ending in `\\` goes on)."""
+    """The command of an answer: a fenced block's, the one quoted in a sentence, or the first
+    line (prompt signs and backticks around it taken off; a line ending in `\\` goes on)."""
     fenced = _FENCE.search(answer)
     text = fenced.group(1) if fenced else answer
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
