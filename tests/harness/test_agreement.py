@@ -248,6 +248,10 @@ def test_answers_that_differ(held: str, printed: str) -> None:
         ),
         ("Use `wc -l /app/a.txt` here.", "wc -l /app/a.txt"),
         ("echo `date`", "echo `date`"),  # a command with a backquoted part stays whole
+        (  # the 1.5B's awk program over several lines, unfenced
+            "awk '\n  $3 > 32 { n++ }\n  END { print n }\n' /app/q.jsonl\nThis counts them.",
+            "awk '\n$3 > 32 { n++ }\nEND { print n }\n' /app/q.jsonl",
+        ),
         ("", ""),
     ],
 )

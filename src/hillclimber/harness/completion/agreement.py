@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
+import shlex
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -267,7 +268,8 @@ _PROSE = re.compile(r"[A-Z][a-z]+,?\s+[a-z`]")
 
 def command_in(answer: str) -> str:
     """The command of an answer: a fenced block's, the one quoted in a sentence, or the first
-    line (prompt signs and backticks around it taken off; a line ending in `\\` goes on)."""
+    line (prompt signs and backticks around it taken off; a line ending in `\\`, or in an open
+    quote, goes on)."""
     fenced = _FENCE.search(answer)
     text = fenced.group(1) if fenced else answer
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
@@ -278,12 +280,23 @@ def command_in(answer: str) -> str:
     if not fenced and quoted and _PROSE.match(command):  # "The command `awk …` is correct"
         return str(max(quoted, key=len)).strip()
     for line in lines[1:]:
-        if not command.endswith("\\"):
+        if command.endswith("\\"):
+            command = command[:-1].rstrip() + " " + line
+        elif _open_quote(command):  # `awk '` and its program on the lines after it
+            command += "\n" + line
+        else:
             break
-        command = command[:-1].rstrip() + " " + line
     command = command.removeprefix("$ ").strip()
     wrapped = len(command) > 1 and command[0] == command[-1] == "`"
     return command[1:-1].strip() if wrapped else command
+
+
+def _open_quote(command: str) -> bool:
+    try:
+        shlex.split(command)
+    except ValueError:
+        return True
+    return False
 
 
 def _reads(command: str, path: str) -> bool:
