@@ -13,7 +13,8 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.completion.agreement import Verdict, command_in, same
+from hillclimber.harness.completion.agreement import Verdict, command_in
+from hillclimber.harness.completion.same_answer import same
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel

@@ -20,17 +20,16 @@ judged by the last command that disagreed, run again without asking.
 
 from __future__ import annotations
 
-import json
 import posixpath
 import re
 import shlex
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
 
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest
+from hillclimber.harness.completion.same_answer import same
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import SecondAnswer
 from hillclimber.models.base import CompletionRequest, Message
@@ -324,78 +323,3 @@ def _ran_before(command: str, tried: Sequence[str]) -> bool:
     same way, not another."""
     plain = " ".join(_REDIRECT.sub("", command).split())
     return any(" ".join(_REDIRECT.sub("", t).split()) == plain for t in tried)
-
-
-# -- comparing two answers --------------------------------------------------------------------
-
-
-def same(held: str, printed: str) -> bool:
-    """Whether two answers say the same: equal text; equal JSON; the same lines in the same or
-    any order, their fields split at spaces or a delimiter (`,` `|` `;` tab: the form is the
-    form checks' to judge, the values are this one's); numbers equal to the precision the less
-    precise one is written with."""
-    first, second = held.strip(), printed.strip()
-    if not first or not second:
-        return False
-    if first == second:
-        return True
-    one, other = _json(first), _json(second)
-    if one is not _NOT_JSON and other is not _NOT_JSON:
-        return _close(one, other)
-    lines = [_fields(line) for line in first.splitlines() if line.strip()]
-    others = [_fields(line) for line in second.splitlines() if line.strip()]
-    if len(lines) != len(others):
-        return False
-    in_order = all(_close(a, b) for a, b in zip(lines, others, strict=True))
-    return in_order or sorted(map(tuple, lines)) == sorted(map(tuple, others))
-
-
-_DELIMITER = re.compile(r"[,|;\t]")
-
-
-def _fields(line: str) -> list[str]:
-    """A line's fields: split at its delimiters where it has one, else at spaces."""
-    if _DELIMITER.search(line):
-        return [" ".join(field.split()) for field in _DELIMITER.split(line.strip())]
-    return line.split()
-
-
-_NOT_JSON = object()
-
-
-def _json(text: str) -> object:
-    try:
-        return json.loads(text)
-    except ValueError:
-        return _NOT_JSON
-
-
-def _close(a: object, b: object) -> bool:
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_close(a[k], b[k]) for k in a)
-    if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    x, y = _number(a), _number(b)
-    if x is not None and y is not None:
-        places = min(_places(x), _places(y))
-        return abs(x - y) <= (Decimal(5) / 10 ** (places + 1) if places else 0)
-    return a == b
-
-
-def _number(value: object) -> Decimal | None:
-    if isinstance(value, int | float):
-        value = repr(value)
-    if not isinstance(value, str):
-        return None
-    try:
-        number = Decimal(value.replace(",", "").rstrip("%"))
-    except InvalidOperation:
-        return None
-    return number if number.is_finite() else None
-
-
-def _places(number: Decimal) -> int:
-    exponent = number.as_tuple().exponent
-    return -exponent if isinstance(exponent, int) and exponent < 0 else 0
