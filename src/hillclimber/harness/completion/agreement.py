@@ -108,8 +108,6 @@ class Agreement:
     reference: str = ""
     """The last second command that disagreed: once the asks are spent, each new answer is
     judged by running it again (a changed answer is not evidence that the dispute is over)."""
-    unusable: list[str] = field(default_factory=list)
-    """Why each second answer that taught nothing did not, in order."""
 
     def judge(self, tried: Sequence[str], turn: int) -> Verdict | None:
         """A second answer compared with the answer file, or None when none could be had."""
@@ -123,25 +121,29 @@ class Agreement:
         self.judged.add(key)
         if self.asks >= self.max_asks:
             # independent when it was asked: the model may have run it since
-            return self._attempt(path, held, self.reference, (), turn) if self.reference else None
+            if not self.reference:
+                return None
+            outcome = self._attempt(path, held, self.reference, (), turn)
+            return outcome if isinstance(outcome, Verdict) else None
         why = ""
         for _ in range(self.tries):
             if self.asks >= self.max_asks:
                 break
             self.asks += 1
             command = self._ask(path, turn, why)
-            verdict = self._attempt(path, held, command, tried, turn)
-            if verdict is not None:
-                return verdict
-            why = (f"command `{clip(command, 120)}` {self.unusable[-1]}" if command
-                   else "answer held no command")  # fmt: skip
+            outcome = self._attempt(path, held, command, tried, turn)
+            if isinstance(outcome, Verdict):
+                return outcome
+            why = (
+                f"command `{clip(command, 120)}` {outcome}" if command else "answer held no command"
+            )
         return None
 
     def _attempt(
         self, path: str, held: str, command: str, tried: Sequence[str], turn: int
-    ) -> Verdict | None:
-        """`command`'s answer compared with `held`; None, with the reason kept in `unusable`
-        and said in a SecondAnswer event, when it teaches nothing."""
+    ) -> Verdict | str:
+        """`command`'s answer compared with `held`, or why it teaches nothing (said in a
+        SecondAnswer event either way)."""
         printed: str | None = None
         if not command:
             why = "is no command"
@@ -158,9 +160,8 @@ class Agreement:
             why = self._not_an_answer(path, printed)
             printed = None if why else printed
         if printed is None:
-            self.unusable.append(why)
             self.asker.events.emit(SecondAnswer(turn, path, command, "", False, why))
-            return None
+            return why
         verdict = Verdict(path, command, printed, held, agrees)
         if not verdict.agrees:
             self.disputed.add(digest(held.encode()) or "")

@@ -123,8 +123,8 @@ class Measured:
 class SecondAnswer:
     """The answer worked out again another way (`completion/agreement.py`), and whether it
     agrees with the answer file; `unusable` says why an answer taught nothing (it failed,
-    printed nothing, read the answer file, was the way the answer was made), and then
-    `agrees` is False."""
+    printed nothing, read the answer file, was the way the answer was made, only echoed a
+    text, or printed what could not be the answer), and then `agrees` is False."""
 
     turn: int
     path: str
