@@ -13,7 +13,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.completion.agreement import Verdict, command_in
+from hillclimber.harness.completion.agreement import Verdict, _prints_itself, command_in
 from hillclimber.harness.completion.same_answer import same
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
@@ -249,6 +249,8 @@ def test_answers_that_differ(held: str, printed: str) -> None:
         ),
         ("Use `wc -l /app/a.txt` here.", "wc -l /app/a.txt"),
         ("echo `date`", "echo `date`"),  # a command with a backquoted part stays whole
+        ("Rscript -e 'cat(1)'", "Rscript -e 'cat(1)'"),  # a capital, but no sentence
+        ("PYTHONPATH=/app python3 -c 'print(1)'", "PYTHONPATH=/app python3 -c 'print(1)'"),
         (  # the 1.5B's awk program over several lines, unfenced
             "awk '\n  $3 > 32 { n++ }\n  END { print n }\n' /app/q.jsonl\nThis counts them.",
             "awk '\n$3 > 32 { n++ }\nEND { print n }\n' /app/q.jsonl",
@@ -274,3 +276,21 @@ def test_a_second_answer_that_could_not_be_the_answer_is_no_judge(tmp_path: Path
     assert second[0]["unusable"].startswith("printed what cannot be the answer (")
     assert "not a copy of an input" in second[0]["unusable"]
     assert "printed what cannot be the answer" in model.requests[3].messages[-1].content
+
+
+@pytest.mark.parametrize(
+    ("command", "itself"),
+    [
+        ("echo 12", True),
+        ("printf '%s\\n' Ann Bo", True),
+        ("echo $((3 + 4 + 5))", True),  # arithmetic on numbers the model wrote
+        ("cat <<EOF\n12\nEOF", True),
+        ("echo '^[0-9]{4}$'", True),
+        ("echo $(wc -l < /app/a.txt)", False),  # the count worked out from the input
+        ("awk '{s+=$1} END {print s}' /app/n.txt", False),
+        ("cat /app/n.txt | wc -l", False),
+        ("sort -u /app/a.txt", False),
+    ],
+)
+def test_a_command_that_only_prints_what_is_written_in_it(command: str, itself: bool) -> None:
+    assert _prints_itself(command) is itself
