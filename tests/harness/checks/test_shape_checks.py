@@ -345,6 +345,17 @@ NEGATIVES = [
     "Read /app/data.csv (header `a,b`) and write the sum of b to /app/sum.txt.",
     "Write the names to /app/names.txt with the header `name,age` first.",
     "Write the rows to /app/rows.csv. No header row.",
+    # a line's form quoted for the input, a file's name, one word, a path
+    "Each line of /app/data.txt is in the form `LEVEL count`. Write the total to /app/t.txt.",
+    "Save the report in the format `report.txt` under /app/out.txt.",
+    "Write the result to /app/out.txt in the format `json`.",
+    "Write the program's folder to /app/where.txt in the form `/usr/local/bin`.",
+    # a form of some lines, beside a header or a total line
+    "Write /app/sum.txt: a header line, then one line per level in the form `LEVEL count`.",
+    "Write /app/sum.txt, one line per level in the form `LEVEL count`, and end with a line "
+    "`TOTAL n`.",
+    # two forms for one file
+    "Write /app/out.txt. Hosts go in the form `host port`. Users in the form `name:uid`.",
 ]
 
 
@@ -373,3 +384,46 @@ def test_an_empty_array_is_no_answer_unless_the_instruction_allows_one(
     assert outcome(check, tmp_path, "[]")[0] is empty_ok
     if not empty_ok:
         assert outcome(check, tmp_path, "[]")[1] == "an empty array, where the example's has items"
+
+
+LINE_FORMS = [
+    # (instruction, a right file, a wrong file)
+    (
+        "Write /app/summary.txt with the number of entries per level, one line per level in the "
+        "form `LEVEL count` (one space between).",
+        "ERROR 3\nINFO 12\n",
+        "2026-03-02T09:48:41Z ERROR payment 812 failed\n",
+    ),
+    (
+        "Save each hit to /app/hits.txt, one per line, formatted as `NAME: <count>`.",
+        "alpha: 3\nbeta: 10\n",
+        "alpha has 3\n",
+    ),
+    (
+        "Create /app/hugepages.conf with one line in the format `vm.nr_hugepages=<number>`.",
+        "vm.nr_hugepages=1127\n",
+        "vm.nr_hugepages=lots\n",
+    ),
+    (
+        "Write the pairs to /app/pairs.txt. Format: `<string>|<encoding>`",
+        "abc|ASCII\n",
+        "abc ASCII\n",
+    ),
+    (
+        "Write /app/creds.txt with one credential per line in the format `username:password`. "
+        "No headers, no blank lines.",
+        "ann:s3cret!\nbob:x\n",
+        "ann s3cret\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("instruction", "right", "wrong"), LINE_FORMS)
+def test_a_line_form_quoted_in_a_sentence_checks_every_line(
+    instruction: str, right: str, wrong: str, tmp_path: Path
+) -> None:
+    checks = form_checks(instruction, tmp_path)
+    [check] = [c for c in checks if isinstance(c, (FileLinesLike, FileLinesDelimited))]
+    assert outcome(check, tmp_path, right) == (True, "")
+    passed, detail = outcome(check, tmp_path, wrong)
+    assert not passed and detail.startswith("the line ")

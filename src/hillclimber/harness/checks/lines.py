@@ -127,17 +127,43 @@ class FileLinesLike(TextCheck):
 
     shape: str
     """A regular expression a whole line matches."""
+    form: str = ""
+    """The form as the instruction quotes it in a sentence (`LEVEL count`); "" for an
+    example's lines."""
 
     @property
     def name(self) -> str:
-        return f"{self.path} has lines of the example's form"
+        return f"{self.path} has lines " + (
+            f"like `{self.form}`" if self.form else "of the example's form"
+        )
 
     def judge(self, text: str) -> Outcome:
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         wrong = next((line for line in lines if not re.fullmatch(self.shape, line)), None)
-        return Outcome(
-            wrong is None, f"the line {wrong[:60]!r} is not like the example's" if wrong else ""
-        )
+        like = f"`{self.form}`" if self.form else "the example's"
+        detail = f"the line {wrong[:60]!r} is not like {like}" if wrong else ""
+        return Outcome(wrong is None, detail)
+
+
+_PLACEHOLDER = re.compile(r"<([^<>\n]{1,40})>|\b([A-Za-z_]\w*)\b")
+_NUMBER_WORDS = frozenset(
+    ("n", "num", "number", "count", "total", "sum", "amount", "quantity", "qty", "size", "bytes",
+     "port", "pid", "age", "year", "index", "lineno", "line_number", "percent", "percentage",
+     "int", "integer", "float", "decimal", "digits")
+)  # fmt: skip
+"""Words that stand for a number in a quoted form (`LEVEL count`, `port=<number>`)."""
+
+
+def template_shape(form: str) -> str:
+    """The shape of the lines a form quoted in a sentence stands for (`LEVEL count`,
+    `key=<value>`): a number where it names one, any word where it has a word or a
+    placeholder, its marks and spacing as they are."""
+
+    def stand_in(match: re.Match[str]) -> str:
+        word = (match.group(1) or match.group(2)).strip().lower()
+        return "0" if word in _NUMBER_WORDS else "x"
+
+    return _shape(_PLACEHOLDER.sub(stand_in, form.strip()))
 
 
 _DELIMITERS = (",", "|", ";", "\t")

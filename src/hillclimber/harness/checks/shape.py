@@ -26,13 +26,12 @@ from hillclimber.harness.checks.lines import (
     FileLineCount,
     FileLinesDelimited,
     FileLinesLike,
-    FileLinesSorted,
-    FileLinesUnique,
     csv_header,
     delimited,
-    header_names,
     line_shape,
 )
+from hillclimber.harness.checks.scope import INPUT, LOOK_BACK, is_code, output_of
+from hillclimber.harness.checks.stated import line_forms, orders, stated_headers
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
 
@@ -42,15 +41,12 @@ _FORM_WORDS = re.compile(
     r"as follows|template|exactly|should contain|must contain|will contain|contain)\b",
     re.I,
 )
-_INPUT = re.compile(r"\b(?:input|sample data|given data|existing|current(?:ly)?|log entr)", re.I)
 _ILLUSTRATIVE = re.compile(
     r"\b(?:actual|real)\b[^.]{0,40}\b(?:will|may|might|can|could|are|is)\s+(?:be\s+)?"
     r"(?:different|differ|vary)\b",
     re.I,
 )
 """Said after an example: its names are not the real ones."""
-_LOOK_BACK = 12
-"""How many sentences before an example its file may be named in."""
 
 _WORDS = "zero one two three four five six seven eight nine ten eleven twelve"
 _NUMBERS = {word: n for n, word in enumerate(_WORDS.split())}
@@ -85,10 +81,11 @@ def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
         yield from _example_checks(block, output, json_wanted, counts.get(output), prose(said))
     stated = [*_stated_counts(said, new_files, _LINES), *_counted_lines(said, new_files)]
     for output, lines in dict(stated).items():
-        if not _is_code(output):  # "prints exactly 4 lines" of a script: its output's
+        if not is_code(output):  # "prints exactly 4 lines" of a script: its output's
             yield FileLineCount(output, lines)
-    yield from _orders(said, new_files)
-    yield from _stated_headers(said, new_files)
+    yield from orders(said, new_files)
+    yield from stated_headers(said, new_files)
+    yield from line_forms(said, new_files)
 
 
 def examples(said: list[Sentence], new_files: set[str]) -> Iterator[tuple[int, str]]:
@@ -98,8 +95,8 @@ def examples(said: list[Sentence], new_files: set[str]) -> Iterator[tuple[int, s
     for index, sentence in enumerate(said):
         if not sentence.block or literal(sentence, said) or not _about_the_result(said, index):
             continue
-        output = _output(said, index, new_files)
-        if output is not None and sentence.language in _DATA_LANGUAGES and not _is_code(output):
+        output = output_of(said, index, new_files)
+        if output is not None and sentence.language in _DATA_LANGUAGES and not is_code(output):
             yield index, output
 
 
@@ -147,36 +144,16 @@ _DESCRIBED = re.compile(r"(?im)^\s*(?:line|row|field|column|part|step)\s*\d+\s*[
 _DATA_LANGUAGES = ("", "json", "text", "txt", "plain", "plaintext", "csv", "output", "console")
 """Fence tags of examples of data; a block of code (`sql`, `bash`) shows a program, whose form
 is the language's, not a line pattern."""
-_CODE = (".sh", ".bash", ".py", ".c", ".h", ".cc", ".cpp", ".js", ".ts", ".go", ".rs", ".java",
-         ".rb", ".pl", ".r", ".sql", ".yml", ".yaml", ".toml")  # fmt: skip
-
-
-def _is_code(path: str) -> bool:
-    """A program or a configuration: what an example near it shows is often what it prints,
-    and its lines have the language's form."""
-    return path.lower().endswith(_CODE)
 
 
 def _about_the_result(said: list[Sentence], index: int) -> bool:
     """The sentence before an example speaks of a form, and not of the input."""
     text = said[index].text
-    return _FORM_WORDS.search(text) is not None and _INPUT.search(text) is None
-
-
-def _output(said: list[Sentence], index: int, new_files: set[str]) -> str | None:
-    """The one new file a sentence is about: named in it, else the nearest one named before it
-    (no other file named between)."""
-    for sentence in reversed(said[max(0, index - _LOOK_BACK) : index + 1]):
-        made = list(dict.fromkeys(p for p in sentence.paths if p in new_files))
-        if len(made) == 1:
-            return made[0]
-        if made or (sentence.paths and sentence is said[index]):
-            return None  # two files, or a sentence about an input: not read
-    return None
+    return _FORM_WORDS.search(text) is not None and INPUT.search(text) is None
 
 
 def _json_wanted(said: list[Sentence], index: int, output: str) -> bool:
-    nearby = " ".join(s.text for s in said[max(0, index - _LOOK_BACK) : index + 1])
+    nearby = " ".join(s.text for s in said[max(0, index - LOOK_BACK) : index + 1])
     return output.endswith(".json") or re.search(r"\bJSON\b", nearby) is not None
 
 
@@ -186,12 +163,12 @@ def _stated_counts(
     """("the file has exactly 4 lines", the file) for each such sentence about one new file."""
     for index, sentence in enumerate(said):
         match = phrase.search(sentence.text)
-        if match is None or _INPUT.search(sentence.text):
+        if match is None or INPUT.search(sentence.text):
             continue
         one = match.groupdict().get("one")
         if one and _EACH.search(sentence.text):
             continue
-        output = _output(said, index, new_files)
+        output = output_of(said, index, new_files)
         word = "1" if one else match.group("n").lower()
         count = int(word) if word.isdigit() else _NUMBERS[word]
         if output is not None and count > 0:
@@ -208,16 +185,16 @@ def _counted_lines(said: list[Sentence], new_files: set[str]) -> Iterator[tuple[
     new file: that many lines."""
     nouns: dict[str, str] = {}
     for index, sentence in enumerate(said):
-        output = _output(said, index, new_files)
+        output = output_of(said, index, new_files)
         for match in _PER_LINE.finditer(sentence.text):
-            if output is not None and not _INPUT.search(sentence.text):
+            if output is not None and not INPUT.search(sentence.text):
                 nouns[match.group("noun").lower()] = output
     for index, sentence in enumerate(said):
         if _A_LINE.search(sentence.text):
             continue  # "each line contains exactly one username": a line's, not the file's
         for noun, output in nouns.items():
             held = re.search(rf"{_HOLDS}{_N}\s+(?:\w+\s+)?{noun}s?\b", sentence.text, re.I)
-            if held and _output(said, index, new_files) == output:
+            if held and output_of(said, index, new_files) == output:
                 word = held.group("n").lower()
                 yield output, int(word) if word.isdigit() else _NUMBERS[word]
 
@@ -343,54 +320,3 @@ class FileMatchesJson(TextCheck):
         if not wrong and found == [] and json.loads(self.example) and not self.empty:
             wrong = "an empty array, where the example's has items"
         return Outcome(not wrong, wrong or "")
-
-
-# -- a stated header ---------------------------------------------------------------------------
-
-_HEADER = re.compile(r"\bheader(?:\s+(?:line|row))?\s+(?:is\s+)?`([^`]+)`", re.I)
-
-
-def _stated_headers(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
-    """ "the header `city,name,email`" of a new table: its first row, every row as wide."""
-    for index, sentence in enumerate(said):
-        match = _HEADER.search(sentence.text)
-        if match is None or _INPUT.search(sentence.text):
-            continue
-        output = _output(said, index, new_files)
-        header = header_names(match.group(1).split(","))
-        if output is not None and output.endswith(".csv") and header:
-            yield FileHasHeader(output, header)
-
-
-# -- sorted, unique ---------------------------------------------------------------------------
-
-_SORTED = re.compile(
-    r"\bsorted\s+(?:alphabetically|in\s+(?:ascending|alphabetical)\s+order)\b|"
-    r"\b(?:in|into)\s+alphabetical\s+order\b",
-    re.I,
-)
-_UNIQUE = re.compile(
-    r"\bno\s+duplicate(?:s|d)?\b|\bwithout\s+duplicates\b|"
-    r"\b(?:appears?|listed|included|occurs?)\s+only\s+once\b",
-    re.I,
-)
-_OTHER_ORDER = re.compile(
-    r"\b(?:descending|reverse|numerically|by\s+(?:count|size|date|time))\b", re.I
-)
-
-
-def _orders(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
-    """ "sorted alphabetically", "no duplicates" of a file of lines (not JSON, a table or a
-    program, whose order and items are not its lines)."""
-    for index, sentence in enumerate(said):
-        sort = _SORTED.search(sentence.text) and not _OTHER_ORDER.search(sentence.text)
-        unique = _UNIQUE.search(sentence.text)
-        if not (sort or unique) or _INPUT.search(sentence.text):
-            continue
-        output = _output(said, index, new_files)
-        if output is None or _is_code(output) or output.endswith((".json", ".csv", ".tsv")):
-            continue
-        if sort:
-            yield FileLinesSorted(output)
-        if unique:
-            yield FileLinesUnique(output)
