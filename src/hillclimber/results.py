@@ -97,6 +97,9 @@ class RunConfig(BaseModel):
     images: bool = False
     """Tasks whose Dockerfile cannot be followed without an engine ran in their image
     (sandbox `container`); `sandbox` is where the others ran."""
+    drop_images: bool = False
+    """Each task image this run built was removed once the task's trials were done (a
+    collection larger than the disk); images found built were left."""
     n_attempts: int
     n_concurrent: int
     agent_timeout_multiplier: float = 1.0

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from hillclimber import process
 from hillclimber.image import needs_image
+from hillclimber.image.engine import engine
 from hillclimber.results import (
     ExitReason,
     RunConfig,
@@ -63,6 +64,8 @@ class Run:
     invalid_tasks: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     _in_image: dict[str, bool] = field(default_factory=dict, init=False, repr=False)
+    _built: dict[str, set[str]] = field(default_factory=dict, init=False, repr=False)
+    """Per task, the image tags this run built (`drop_images`)."""
 
     def __post_init__(self) -> None:
         self.run_dir = self.run_dir.resolve()
@@ -99,6 +102,21 @@ class Run:
         if task.id not in self._in_image:
             self._in_image[task.id] = needs_image(task)
         return SandboxKind.CONTAINER if self._in_image[task.id] else kind
+
+    def _drop_image(self, spec: TrialSpec, result: TrialResult, left: list[TrialSpec]) -> None:
+        """With `drop_images`, remove the images this run built for the trial's task once no
+        trial of it is left to run."""
+        if not self.config.drop_images:
+            return
+        built = self._built.setdefault(spec.task.id, set())
+        if result.image is not None and not result.image.cached:
+            built.add(result.image.tag)
+        if any(other.task.id == spec.task.id for other in left):
+            return
+        for tag in sorted(built):
+            if not engine().remove(tag):
+                self.notes.append(f"{spec.task.id}: could not remove its image {tag}")
+        built.clear()
 
     def _retried(self, done: TrialResult) -> bool:
         return self.retry_errors and done.exit_reason in RETRIED
@@ -148,6 +166,7 @@ class Run:
                     result = future.result()
                     self.write_summary("running")
                     events.on_end(spec, result)
+                    self._drop_image(spec, result, [*queue, *pending.values()])
         except BaseException:
             STOPPING.set()
             process.stop_all()

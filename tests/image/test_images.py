@@ -182,3 +182,28 @@ def test_a_task_that_needs_nothing_built_stays_in_bwrap(tmp_path: Path) -> None:
     folder = write_task(tmp_path, "plain", dockerfile, "true", SUM_TEST)
     task = load_dataset(folder).tasks[0]
     assert place(task, find_engine()).where == "bwrap"
+
+
+def test_drop_images_removes_what_the_run_built_and_leaves_what_it_found(tmp_path: Path) -> None:
+    """A collection larger than the disk: each image the run built goes once its task's trials
+    are done (after the last attempt, not the first); an image that was there stays."""
+    engine = find_engine()
+    assert not isinstance(engine, str)
+    fresh = OUTSIDE_APP + f"    RUN echo {tmp_path.name} > /etc/built-for\n"
+    found = OUTSIDE_APP + f"    RUN echo {tmp_path.name}-kept > /etc/built-for\n"
+    solution = "awk '{s+=$1} END {print s}' /data/input.txt > sum.txt"
+    tasks = [
+        load_dataset(write_task(tmp_path / "t", name, text, solution, SUM_TEST)).tasks[0]
+        for name, text in (("built-here", fresh), ("found-here", found))
+    ]
+    kept = build_image(tasks[1], engine).tag
+    config = run_config(tasks, "oracle", images=True, drop_images=True, n_attempts=2,
+                        n_concurrent=1)  # fmt: skip
+    Run(config, tasks, tmp_path / "run").execute()
+    trials = [read_trial(tmp_path / "run" / f"built-here.{n}" / "result.json") for n in (1, 2)]
+    assert all(t is not None and t.passed and t.image is not None for t in trials)
+    first, second = (t.image for t in trials if t is not None and t.image is not None)
+    assert not first.cached and second.cached and first.tag == second.tag
+    assert not engine.exists(first.tag)
+    assert engine.exists(kept)
+    assert engine.remove(kept) and not engine.exists(kept)

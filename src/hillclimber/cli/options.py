@@ -91,6 +91,13 @@ ConcurrentOpt = Annotated[
 RunIdOpt = Annotated[str | None, typer.Option(help="Name of the run; re-use one to resume it.")]
 RunsDirOpt = Annotated[Path, typer.Option(help="Where run folders go.")]
 RedoOpt = Annotated[bool, typer.Option(help="Run finished trials again too.")]
+DropImagesOpt = Annotated[
+    bool,
+    typer.Option(
+        help="Remove each task image the run builds once the task's trials are done (a "
+        "collection larger than the disk)."
+    ),
+]
 RetryErrorsOpt = Annotated[
     bool,
     typer.Option(help="On resume, run again the trials that ended in error or setup_error."),
@@ -192,6 +199,7 @@ def run_config(
     agent_timeout_multiplier: float = 1.0,
     unsafe: bool = False,
     images: bool = False,
+    drop_images: bool = False,
 ) -> RunConfig:
     """The run's configuration: every command makes it here."""
     return RunConfig(
@@ -201,6 +209,7 @@ def run_config(
         agent=agent,
         sandbox=sandbox.value,
         images=images,
+        drop_images=drop_images and images,
         n_attempts=n_attempts,
         n_concurrent=n_concurrent,
         agent_timeout_multiplier=agent_timeout_multiplier,

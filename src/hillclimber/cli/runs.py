@@ -15,6 +15,7 @@ from hillclimber.cli.options import (
     BaseUrlOpt,
     ConcurrentOpt,
     DatasetOpt,
+    DropImagesOpt,
     ExcludeOpt,
     MaxTurnsOpt,
     ModelOpt,
@@ -111,6 +112,7 @@ def bench(
     runs_dir: RunsDirOpt = Path("runs"),
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
+    drop_images: DropImagesOpt = False,
     agent_timeout_multiplier: Annotated[float, typer.Option(min=0.01)] = 1.0,
     memory: Annotated[
         Path | None,
@@ -143,6 +145,7 @@ def bench(
         agent_timeout_multiplier=agent_timeout_multiplier,
         unsafe=unsafe,
         images=images_here(sandbox),
+        drop_images=drop_images,
     )
     if memory is not None:
         config, notes = _remembered(config, chosen, memory, notes)
@@ -208,6 +211,7 @@ def compare(
     runs_dir: RunsDirOpt = Path("runs"),
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
+    drop_images: DropImagesOpt = False,
 ) -> None:
     """Run several harness settings on the same tasks with the same model and seeds, and
     print them side by side (`--set` changes every one of them)."""
@@ -231,6 +235,7 @@ def compare(
         suite_hints=data.hints,
         unsafe=unsafe,
         images=images_here(sandbox),
+        drop_images=drop_images,
     )
     run_dir = runs_dir / run_id
     _, runs = plan_comparison(base, settings, chosen, run_dir, redo=redo, notes=notes,

@@ -76,6 +76,11 @@ class Podman:
             raise SandboxUnavailable(f"podman image mount {image}: {result.stderr.strip()}")
         return Path(result.stdout.strip())
 
+    def remove(self, image: str) -> bool:
+        """Remove an image (its layers no other image shares go with it); False when the
+        engine would not (an image in use)."""
+        return self.run("rmi", image, timeout=300).ok
+
     def import_tar(self, tar: Path, image: str) -> None:
         result = self.run("import", str(tar), image, timeout=600)
         if not result.ok:
