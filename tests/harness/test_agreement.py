@@ -94,7 +94,7 @@ def test_an_answer_kept_after_a_disagreement_fails_the_checks(tmp_path: Path) ->
 def test_climbing_applies_a_fix_of_a_disputed_answer(tmp_path: Path) -> None:
     """With the second answer a check, a new answer gains one: climbing applies it (a
     rewrite that gained nothing would be refused for the lines it removes)."""
-    config = preset("climber", planner=False, probe_commands=False, propose=False)
+    config = preset("climber", planner=False, probe_commands=False, propose=False, computed=0)
     assert config.completion.agreement and config.climbing.auto_verify
     answers = [write("/app/total.txt", "11"), AWK, write("/app/notes.txt", "sum"),
                write("/app/total.txt", "12"), AWK]  # fmt: skip

@@ -114,6 +114,10 @@ class Climbing(_Settings):
     all (other tools, other files), each on the workspace with the checks run and the
     workspace put back; apply the best, never one that loses checks. 1: take the model's call
     as it is."""
+    computed: int = Field(default=0, ge=0, le=10)
+    """While no candidate passes every check, ask up to this many times a trial for one shell
+    command that works the answer file out from the input, and try it with its output sent to
+    that file (`climbing/computed.py`). 0: never."""
     dynamic_tools: bool = False
     """Offer the tools the state calls for: after a write, only checking (when checks do not
     run by themselves); when stuck, every acting tool and no read_file."""

@@ -17,6 +17,7 @@ from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
+from hillclimber.harness.climbing.computed import Computer
 from hillclimber.harness.climbing.step import Climb, ClimbStep
 from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate, Told
@@ -363,7 +364,16 @@ class AgentLoop:
             named=self.named,
             protected=self.protected,
             events=self.events,
+            computer=self._computer(),
         )
+
+    def _computer(self) -> Computer | None:
+        """Asks for commands computing the answer, where there is an answer file and input to
+        work it out from (a file to read, or one to leave alone)."""
+        asks = self.config.climbing.computed
+        if not asks or not self.answers or not (self.inputs or self.protected):
+            return None
+        return Computer(self.asker, self.instruction, self.answers, asks=asks)
 
 
 def _counted(agreement: Agreement, verify: Callable[[], Evaluation]) -> Evaluation:

@@ -60,6 +60,8 @@ class LoopStats:
     """Other readings of the model's calls tried on the workspace (climbing)."""
     planned: int = 0
     """Steps of the model's plan that are commands, tried on the workspace (climbing)."""
+    computed: int = 0
+    """Commands asked for that compute the answer file, tried on the workspace (climbing)."""
     candidate_verifications: int = 0
     verified_before_complete: int = 0
     completes: int = 0
@@ -100,6 +102,7 @@ class LoopStats:
                 self.candidates += origins.count("tool")
                 self.readings += origins.count("reading")
                 self.planned += origins.count("plan")
+                self.computed += origins.count("computed")
             case Measured():
                 self.candidate_verifications += 1
                 self.progress.append((event.turn, event.passing, event.total))

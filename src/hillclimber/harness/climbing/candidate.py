@@ -24,7 +24,8 @@ class Candidate:
     origin: str = "model"
     """model: the model's own call; reading: another reading of it (readings.py); tool: the
     model's answer when asked for another tool; plan: a step of the model's plan that is a
-    command."""
+    command; computed: a command asked for apart from the loop, its output sent to the answer
+    file (computed.py)."""
     label: str = "tests"
     """What scored it: the task's tests, or the harness's acceptance checks."""
     weak: int = 0
@@ -33,7 +34,9 @@ class Candidate:
     changed (`Evaluation.weak_passing`)."""
     borrowed: bool = False
     """Not the model's own call nor a reading of it: another tool's answer, a step of its plan,
-    or a reading of those."""
+    a computed answer, or a reading of those."""
+    failing: str = ""
+    """The checks it failed, as the verifier says them."""
 
     @property
     def strong(self) -> int:
@@ -51,7 +54,8 @@ class Candidate:
     def line(self) -> str:
         state = f"{self.label} {self.passing}/{self.total}" if self.success else "failed"
         removes = f", removes {self.lost} lines" if self.lost else ""
-        how = {"reading": " (another reading)", "plan": " (the plan's step)"}.get(self.origin, "")
+        how = {"reading": " (another reading)", "plan": " (the plan's step)",
+               "computed": " (a computed answer)"}.get(self.origin, "")  # fmt: skip
         return f"{self.call.name}{how}: {state}{removes}"
 
 

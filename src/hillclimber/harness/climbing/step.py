@@ -13,7 +13,9 @@ append written as an overwrite may pass the check on the last line), which is wh
 tools are tried even after a gain. It never keeps a step that passes fewer tests than before,
 nor one that gains none and removes existing lines: if every candidate is like that, none is
 applied and the model is told so. The steps of the model's own plan that are commands (the
-planner wrote `git commit -m '…'`, the worker never ran it) are tried too, at no model call.
+planner wrote `git commit -m '…'`, the worker never ran it) are tried too, at no model call,
+and so is a command asked for apart from the loop that computes the answer file
+(`computed.py`).
 When the model's own call is refused (by a guard) the other tools are still tried, and one is
 applied only if it gains tests.
 
@@ -32,6 +34,7 @@ from hillclimber.harness.acting.handlers import ToolEnv
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.candidate import Candidate, pick, solved
+from hillclimber.harness.climbing.computed import Computer
 from hillclimber.harness.climbing.readings import planned_command, readings
 from hillclimber.harness.climbing.reasking import Target, ask_alternative
 from hillclimber.harness.climbing.workspace import (
@@ -147,6 +150,7 @@ class Climb:
             evaluation.weak_passing,
             evaluation.weak_total,
             borrowed,
+            "" if evaluation.passed else evaluation.digest,
         )
 
 
@@ -165,6 +169,7 @@ class ClimbStep:
         named: Sequence[str],
         protected: Collection[str],
         events: EventBus,
+        computer: Computer | None = None,
     ) -> None:
         self.climb = climb
         self.asker = asker
@@ -179,6 +184,8 @@ class ClimbStep:
         """The turn's, for the guards: a candidate that would be refused is not tried (quietly:
         no feedback, no count)."""
         self.events = events
+        self.computer = computer
+        """Asks for commands that compute the answer file, tried as candidates (None: off)."""
         self.seen = ""
         """What a command tried this turn, not applied, printed: the model sees it next turn
         (the plan's `grep` found the setting the task asks about; the model never ran it)."""
@@ -204,13 +211,14 @@ class ClimbStep:
         folders = named_folders(env.sandbox, self.named, env.workdir)  # once a turn
         self._attempt(tried, call, answer.text, "model", folders, itself=own)
         self._plan_steps(tried, folders, plan)
+        self._computed(tried, folders, passing, turn)
         own_path = (
             situation.resolve(str(call.arguments["path"])) if "path" in call.arguments else None
         )
         named = file_states(env.sandbox, self.named, self.protected)
         pool = targets(call, own_path, {t.name for t in tools}, named)
         for target in self.climb.order(pool):
-            asked = sum(c.origin in ("model", "tool") for c in tried) + (0 if own else 1)
+            asked = sum(c.origin in ("model", "tool", "computed") for c in tried) + (not own)
             if asked >= self.candidates or not self.climb.enabled or any(map(solved, tried)):
                 break
             self.climb.asked[target] += 1
@@ -272,6 +280,20 @@ class ClimbStep:
             if self._safe(call) and all(c.call != call for c in tried):
                 text = json.dumps(call.model_dump())
                 self._attempt(tried, call, text, "plan", folders, itself=True)
+
+    def _computed(
+        self, tried: list[Candidate], folders: Sequence[str], passing: int, turn: int
+    ) -> None:
+        """While nothing tried passes every check, ask for one command that computes the
+        answer file and try it (`computed.py`); what it showed goes into the next ask."""
+        if self.computer is None or any(map(solved, tried)):
+            return
+        call = self.computer.call(turn)
+        if call is None or not self._safe(call):
+            return
+        first = len(tried)
+        self._attempt(tried, call, json.dumps(call.model_dump()), "computed", folders, itself=True)
+        self.computer.learn(tried[first], passing)
 
     def _attempt(
         self,

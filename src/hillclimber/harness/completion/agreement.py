@@ -319,8 +319,19 @@ def _prints_itself(command: str) -> bool:
 _REDIRECT = re.compile(r"\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*\S+\s*$")
 
 
+_GROUP = re.compile(r"^\{\s*(.*?);?\s*\}$", re.DOTALL)
+
+
+def unredirected(command: str) -> str:
+    """The command without the redirect of its output, nor the group around it (`{ a; b; } >
+    file`), its spacing made plain."""
+    bare = _REDIRECT.sub("", command).strip()
+    grouped = _GROUP.match(bare)
+    return " ".join((grouped.group(1) if grouped else bare).split())
+
+
 def _ran_before(command: str, tried: Sequence[str]) -> bool:
-    """The command the model ran to make the answer, its output no longer redirected: the
-    same way, not another."""
-    plain = " ".join(_REDIRECT.sub("", command).split())
-    return any(" ".join(_REDIRECT.sub("", t).split()) == plain for t in tried)
+    """The command the model ran to make the answer (or the harness, computing it), its
+    output no longer redirected: the same way, not another."""
+    plain = unredirected(command)
+    return any(unredirected(t) == plain for t in tried)

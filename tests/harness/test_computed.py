@@ -1,0 +1,128 @@
+"""A computed answer (`harness/climbing/computed.py`): one shell command asked for apart from the
+loop, its output sent to the answer file, tried as a climbing candidate — applied when the checks
+gain, and what was wrong with it said in the next ask."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+
+from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.harness import HarnessAgent
+from hillclimber.harness.climbing.computed import SYSTEM, _command, into
+from hillclimber.harness.completion.agreement import _ran_before, unredirected
+from hillclimber.harness.presets import preset
+from hillclimber.models import ScriptedModel
+from hillclimber.task import Task, TaskFormat
+
+from conftest import host_sandbox
+
+COUNT = "Write the number of lines in /app/data.txt to /app/count.txt."
+WRONG = json.dumps({"name": "write_file", "arguments": {"path": "/app/count.txt", "content": "9"}})
+
+
+def run_agent(
+    tmp_path: Path, answers: list[str], **settings: object
+) -> tuple[AgentOutcome, ScriptedModel, Path]:
+    sandbox, workspace = host_sandbox(tmp_path / "trial")
+    (workspace / "data.txt").write_text("a\nb\nc\n")
+    task = Task(id="count", instruction=COUNT, format=TaskFormat.INLINE)
+    chosen = {"planner": False, "probe_commands": False, "propose": False, "agreement": False,
+              "computed": 2, "candidates": 2, **settings}  # fmt: skip
+    config = preset("climber", **chosen)
+    log_dir = tmp_path / "log"
+    log_dir.mkdir()
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
+    model = ScriptedModel(answers)
+    return HarnessAgent(model, config).run(ctx), model, workspace
+
+
+def test_a_computed_answer_that_gains_the_checks_is_applied(tmp_path: Path) -> None:
+    outcome, model, workspace = run_agent(tmp_path, [WRONG, "```bash\nwc -l < /app/data.txt\n```"])
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "verified"
+    assert (workspace / "count.txt").read_text().strip() == "3"
+    asked = model.requests[1].messages[-1].content
+    assert COUNT in asked and "prints exactly that (it is written to /app/count.txt" in asked
+    assert outcome.info["computed"] == 1
+
+
+def test_the_next_ask_says_what_was_wrong_with_the_last_command(tmp_path: Path) -> None:
+    answers = [WRONG, "nosuchprogram /app/data.txt", WRONG, "grep -c . /app/data.txt"]
+    outcome, model, workspace = run_agent(tmp_path, answers)
+    model.assert_complete()
+    again = model.requests[3].messages[-1].content
+    assert "Your last command `nosuchprogram /app/data.txt` failed" in again
+    assert (workspace / "count.txt").read_text().strip() == "3"
+    assert outcome.info["loop_exit"] == "verified" and outcome.info["computed"] == 2
+
+
+def wrote(text: str) -> str:
+    return json.dumps(
+        {"name": "write_file", "arguments": {"path": "/app/count.txt", "content": text}}
+    )
+
+
+def computing(model: ScriptedModel) -> int:
+    return sum(r.messages[0].content == SYSTEM for r in model.requests)
+
+
+def test_no_ask_once_the_asks_are_spent_nor_when_it_is_off(tmp_path: Path) -> None:
+    read = json.dumps({"name": "run_command", "arguments": {"command": "cat /app/data.txt"}})
+    answers = [wrote("9"), "echo 9", wrote("8"), "echo 8", wrote("7"), read]
+    outcome, model, _ = run_agent(tmp_path / "spent", answers, max_turns=3)
+    model.assert_complete()  # the third turn asked another tool, no command
+    assert computing(model) == 2 and outcome.info["computed"] == 2
+    outcome, model, _ = run_agent(tmp_path / "off", [wrote("9"), read], max_turns=1, computed=0)
+    model.assert_complete()
+    assert computing(model) == 0 and outcome.info["computed"] == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "sent"),
+    [
+        ("wc -l < data.txt", "wc -l < data.txt > /app/c.txt"),
+        ("sort a | uniq -c > /tmp/out.txt", "sort a | uniq -c > /app/c.txt"),
+        ("cd /app && wc -l < data.txt", "{ cd /app && wc -l < data.txt; } > /app/c.txt"),
+        ("grep x f 2>/dev/null", "grep x f 2>/dev/null > /app/c.txt"),
+    ],
+)
+def test_the_output_goes_to_the_answer_file(command: str, sent: str) -> None:
+    assert into(command, "/app/c.txt") == sent
+
+
+def test_a_computed_command_is_no_second_answer_to_itself() -> None:
+    applied = into("cd /app && wc -l < data.txt", "/app/c.txt")
+    assert unredirected(applied) == "cd /app && wc -l < data.txt"
+    assert _ran_before("cd /app && wc -l < data.txt", [applied])
+    assert not _ran_before("grep -c . data.txt", [applied])
+
+
+@pytest.mark.parametrize(
+    ("answer", "command"),
+    [
+        ("```bash\nwc -l < data.txt\n```", "wc -l < data.txt"),
+        (
+            '{"name": "run_command", "arguments": {"command": "wc -l < data.txt"}}',
+            "wc -l < data.txt",
+        ),
+        ('{"name": "write_file", "arguments": {"path": "/app/c.txt", "content": "3"}}', ""),
+    ],
+)
+def test_the_command_of_an_answer_also_when_it_is_a_tool_call(answer: str, command: str) -> None:
+    assert _command(answer) == command
+
+
+def test_no_ask_where_there_is_no_input_to_work_from(tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path / "trial")
+    task = Task(id="hello", instruction="Create /app/hello.txt holding the line `hi`.",
+                format=TaskFormat.INLINE)  # fmt: skip
+    config = preset("climber", planner=False, probe_commands=False, propose=False, candidates=1)
+    model = ScriptedModel([wrote("x").replace("count.txt", "hello.txt")] * 2)
+    (tmp_path / "log").mkdir()
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, tmp_path / "log")
+    outcome = HarnessAgent(model, config.with_settings({"max_turns": 2})).run(ctx)
+    assert computing(model) == 0 and outcome.info["computed"] == 0
