@@ -76,6 +76,8 @@ def test_no_ask_once_the_asks_are_spent_nor_when_it_is_off(tmp_path: Path) -> No
     outcome, model, _ = run_agent(tmp_path / "spent", answers, max_turns=3)
     model.assert_complete()  # the third turn asked another tool, no command
     assert computing(model) == 2 and outcome.info["computed"] == 2
+    again = model.requests[3].messages[-1].content
+    assert "Your last command `echo 9` printed what fails the checks: /app/count.txt" in again
     outcome, model, _ = run_agent(tmp_path / "off", [wrote("9"), read], max_turns=1, computed=0)
     model.assert_complete()
     assert computing(model) == 0 and outcome.info["computed"] == 0
