@@ -16,7 +16,7 @@ from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.prompting.budget import BudgetExceeded
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.harness.recording.events import EventBus, ModelAnswered, PromptShrunk
-from hillclimber.models.base import CompletionRequest, Model, OutputConstraint
+from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 
 SHRINK_ATTEMPTS = 3
 
@@ -87,6 +87,21 @@ class Asker:
         if not isinstance(parse_tool_call(text, tools), ParseFailure):
             return text
         return self.complete(request, role="worker", turn=turn, again=True)
+
+    def apart(
+        self, system: str, prompt: str, *, role: str, turn: int, max_tokens: int, stuck: bool
+    ) -> str:
+        """The answer to one small question apart from the loop (a second answer, a computed
+        one): its own system line and prompt, free text, at the temperature for a stuck turn
+        when asked again (`stuck`)."""
+        explore = stuck and self.settings.retry_temperature is not None
+        request = CompletionRequest(
+            messages=[Message(role="system", content=system), Message(role="user", content=prompt)],
+            max_tokens=max_tokens,
+            temperature=self.settings.retry_temperature if explore else self.settings.temperature,
+            seed=self.settings.seed + (turn if explore else 0),
+        )
+        return self.complete(request, role=role, turn=turn)
 
     def complete(
         self, request: CompletionRequest, *, role: str, turn: int, again: bool = False

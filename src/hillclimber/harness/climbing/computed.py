@@ -24,7 +24,6 @@ from hillclimber.harness.asking import Asker
 from hillclimber.harness.climbing.candidate import Candidate
 from hillclimber.harness.completion.agreement import CODE, command_in, unredirected
 from hillclimber.harness.prompting.summary import clip, first_lines
-from hillclimber.models.base import CompletionRequest, Message
 
 SYSTEM = (
     "You work a task's answer out from its input files with one shell command. Reply with the"
@@ -86,15 +85,8 @@ class Computer:
             f" should hold, and prints exactly that (it is written to {path} for you)."
             f" Reply with the command only.{again}"
         )
-        settings = self.asker.settings
-        explore = bool(self.why) and settings.retry_temperature is not None
-        request = CompletionRequest(
-            messages=[Message(role="system", content=SYSTEM), Message(role="user", content=prompt)],
-            max_tokens=MAX_COMMAND_TOKENS,
-            temperature=settings.retry_temperature if explore else settings.temperature,
-            seed=settings.seed + (turn if explore else 0),
-        )
-        return self.asker.complete(request, role="compute", turn=turn)
+        return self.asker.apart(SYSTEM, prompt, role="compute", turn=turn,
+                                max_tokens=MAX_COMMAND_TOKENS, stuck=bool(self.why))  # fmt: skip
 
 
 def _command(answer: str) -> str:

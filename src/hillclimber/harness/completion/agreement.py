@@ -32,7 +32,6 @@ from hillclimber.harness.checks.base import digest
 from hillclimber.harness.completion.same_answer import same
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import SecondAnswer
-from hillclimber.models.base import CompletionRequest, Message
 from hillclimber.sandbox import Sandbox, run_within
 from hillclimber.sandbox.files import read_bytes
 from hillclimber.shell.reader import commands
@@ -249,15 +248,9 @@ class Agreement:
             f" exactly as {path} should hold it. Do not read {path}."
             f" Reply with the command only.{again}"
         )
-        settings = self.asker.settings
-        explore = bool(why) and settings.retry_temperature is not None
-        request = CompletionRequest(
-            messages=[Message(role="system", content=SYSTEM), Message(role="user", content=prompt)],
-            max_tokens=MAX_COMMAND_TOKENS,
-            temperature=settings.retry_temperature if explore else settings.temperature,
-            seed=settings.seed + (turn if explore else 0),
-        )
-        return command_in(self.asker.complete(request, role="second", turn=turn))
+        answer = self.asker.apart(SYSTEM, prompt, role="second", turn=turn,
+                                  max_tokens=MAX_COMMAND_TOKENS, stuck=bool(why))  # fmt: skip
+        return command_in(answer)
 
 
 _FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.DOTALL)
