@@ -84,8 +84,9 @@ _FILE_NAME = re.compile(r"[\w-]+\.\w{1,5}")
 _PARTS = re.compile(r"[^\w.-]")
 """What a line's form has between its parts: a space or a mark (`LEVEL count`, `row,col`)."""
 _OTHER_LINES = re.compile(
-    r"\b(?<!no\s)(?<!without\s)headers?\b|\b(?:first|last|final|summary|total)\s+(?:line|row)\b|\bfollowed\s+by\b|"
-    r"\b(?:end|ends|begin|begins|start|starts)\s+with\b",
+    r"\b(?<!no\s)(?<!without\s)headers?\b|"
+    r"\b(?:first|last|final|summary|total)\s+(?:line|row)\b|"
+    r"\bfollowed\s+by\b|\b(?:end|ends|begin|begins|start|starts)\s+with\b",
     re.I,
 )
 """Lines the file has beside those of the form: a header, a first or a last line."""
