@@ -15,6 +15,7 @@ from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
+from hillclimber.harness.checks.commits import FileCommitted
 from hillclimber.harness.checks.kinds import CommandSucceeds, FileHasText, FileNotACopy
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.presets import preset
@@ -704,3 +705,41 @@ def test_a_block_not_in_the_file_says_where_it_differs() -> None:
         "line 3 is '- most tests pass' where it should be '- all tests pass'"
     )
     assert check.judge("intro\n").detail == "no line is exactly '## Done'"
+
+
+def test_a_file_made_for_a_commit_must_be_committed_as_it_is_now(tmp_path: Path) -> None:
+    """mini-34: the 0.5B committed its file, fixed a line of it, and stopped there."""
+    sandbox = git_repository(tmp_path)
+    built = build_checks(COMMIT, sandbox)
+    [committed] = [c for c in built.checks if isinstance(c, FileCommitted)]
+    assert committed.name == "/app/repo/notes.txt is committed as it is now"
+    context = CheckContext(sandbox, {})
+    assert committed.run(context).detail == "no such file"
+    assert sandbox.run("echo hi > notes.txt", timeout=30, cwd="/app/repo").ok
+    assert committed.run(context).detail == "git status shows '?? notes.txt'"
+    assert sandbox.run("git add notes.txt && git commit -qm 'Add notes'", timeout=30,
+                       cwd="/app/repo").ok  # fmt: skip
+    assert committed.run(context).passed and built.evaluate().passed
+    assert sandbox.run("echo more >> notes.txt", timeout=30, cwd="/app/repo").ok
+    assert committed.run(context).detail == "git status shows 'M notes.txt'"
+    assert not built.evaluate().passed
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        # no commit asked for
+        "/app/repo is a git repository. Add a file /app/repo/notes.txt holding `hi`.",
+        # a commit, but of no file the work makes (the one named is only read)
+        "/app/repo is a git repository. Commit with the message `Empty`; /app/repo/README "
+        "says how.",
+    ],
+)
+def test_no_committed_check_where_no_file_is_to_be_committed(
+    instruction: str, tmp_path: Path
+) -> None:
+    sandbox = git_repository(tmp_path)
+    assert sandbox.run("echo how > README", timeout=30, cwd="/app/repo").ok
+    assert not [
+        c for c in build_checks(instruction, sandbox).checks if isinstance(c, FileCommitted)
+    ]

@@ -17,19 +17,21 @@ the task's tests or its solution, and nothing that knows any one task.
 - what the instruction says the result is (`meaning.py`), and the form its examples show
   (`shape.py`);
 - a command the instruction says to run or build with must succeed;
-- a file it says to leave alone stays as it was.
+- a file it says to leave alone stays as it was;
+- a commit it asks for has the quoted message, and holds the files made for it as they are
+  (`commits.py`).
 """
 
 from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.borrowed import example_values, from_the_data, unheld
+from hillclimber.harness.checks.commits import commit_checks
 from hillclimber.harness.checks.edits import (
     FileAppended,
     FileKeepsLines,
@@ -74,7 +76,6 @@ _CONTAINING = re.compile(
     r"(?:containing|contains|(?<!header )line)\s+(?:exactly\s+|only\s+)?`([^`]+)`", re.I
 )
 """Quoted text a file holds (a header is the table's form, not a value: `shape.py`)."""
-_MESSAGE = re.compile(r"message\s+(?:is\s+|of\s+)?(?:exactly\s+)?`([^`]+)`", re.I)
 _EXACT = re.compile(r"\b(?:exactly|only line|only lines|nothing else)\b", re.I)
 _FROM_TO = re.compile(r"`?([\w.=:/-]*\w)`?\s+to\s+`?([\w.=:/-]*\w)`?", re.I)
 _KEEP_REST = re.compile(
@@ -159,7 +160,9 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
     found += _not_copies(instruction, said, new_files, here, found)
     found += meaning_checks(said, sandbox, workdir, new_files)
     found += shape_checks(said, new_files)
-    return [*found, *_script_outputs(said, here), *_commits(said, here)]
+    made = [c.path for c in found if isinstance(c, (FileExists, FileChanged)) and c.goal]
+    committed = commit_checks(said, lambda p: here.info(p) is not None, workdir, made)
+    return [*found, *_script_outputs(said, here), *committed]
 
 
 def _subject(said: list[Sentence], index: int) -> list[str]:
@@ -374,21 +377,6 @@ def _script_outputs(said: list[Sentence], here: Workspace) -> list[Check]:
             if "output" in later.lower:
                 checks += [FileHasText(p, sentence.block.strip()) for p in later.paths
                            if here.info(p) is None]  # fmt: skip
-    return checks
-
-
-def _commits(said: list[Sentence], here: Workspace) -> list[Check]:
-    """ "Commit … with the message `X`" in a git repository the instruction names (or the
-    working folder): the last commit's message is X."""
-    repos = [p for s in said for p in s.paths if here.info(f"{p}/.git") is not None]
-    if not repos and here.info(f"{here.workdir}/.git") is not None:
-        repos = [here.workdir]
-    checks: list[Check] = []
-    for sentence in said:
-        message = _MESSAGE.search(sentence.text)
-        if repos and message and sentence.has("commit", "commits"):
-            log = f"git -C {shlex.quote(repos[0])} log -1 --format=%s"
-            checks.append(CommandSucceeds(log, output=message.group(1)))
     return checks
 
 
