@@ -14,7 +14,7 @@ import pytest
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.completion.agreement import Verdict, _prints_itself, command_in
-from hillclimber.harness.completion.same_answer import same
+from hillclimber.harness.completion.same_answer import laid_out_as, same
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel
@@ -36,11 +36,16 @@ def run_command(command: str) -> str:
 
 
 def run_agent(
-    tmp_path: Path, answers: list[str], config: HarnessConfig | None = None
+    tmp_path: Path,
+    answers: list[str],
+    config: HarnessConfig | None = None,
+    instruction: str = SUM,
+    files: dict[str, str] | None = None,
 ) -> tuple[AgentOutcome, ScriptedModel, Path]:
     sandbox, workspace = host_sandbox(tmp_path / "trial")
-    (workspace / "numbers.txt").write_text("3\n4\n5\n")
-    task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
+    for name, text in (files or {"numbers.txt": "3\n4\n5\n"}).items():
+        (workspace / name).write_text(text)
+    task = Task(id="sum", instruction=instruction, format=TaskFormat.INLINE)
     config = config or preset(
         "fm", planner=False, probe_commands=False, propose=False, agreement=True
     )
@@ -276,6 +281,37 @@ def test_a_second_answer_that_could_not_be_the_answer_is_no_judge(tmp_path: Path
     assert second[0]["unusable"].startswith("printed what cannot be the answer (")
     assert "not a copy of an input" in second[0]["unusable"]
     assert "printed what cannot be the answer" in model.requests[3].messages[-1].content
+
+
+def test_a_second_answer_is_judged_by_its_values_not_its_layout(tmp_path: Path) -> None:
+    """sqlite-query (mini-34): the 0.5B's query printed the right rows as `name|total`; as it
+    was, it failed "fields separated by ','", and the made-up answer was left unjudged."""
+    instruction = ("Write each name in /app/people.txt with its length to /app/out.txt, one per"
+                   " line, in the form `name,length`.")  # fmt: skip
+    awk = "awk '{print $1 \"|\" length($1)}' /app/people.txt"
+    loop = 'while read -r n; do echo "$n,${#n}"; done < /app/people.txt'
+    answers = [write("/app/out.txt", "ann,9\nbo,9\n"), DONE, awk,
+               write("/app/out.txt", "ann,3\nbo,2\n"), DONE, loop]  # fmt: skip
+    files = {"people.txt": "ann\nbo\n"}
+    outcome, model, _ = run_agent(tmp_path, answers, None, instruction, files)
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "agreed"
+    told = model.requests[3].messages[-1].content
+    assert "A second computation disagrees with /app/out.txt" in told and "ann|3" in told
+
+
+@pytest.mark.parametrize(
+    ("held", "printed", "laid_out"),
+    [
+        ("name,total\nAnn,3\n", "Ann Lee|5.5\nBo|2\n", "Ann Lee,5.5\nBo,2\n"),
+        ("ERROR 3\nINFO 5\n", "ERROR|3\n", "ERROR 3\n"),
+        ("ERROR 3\n", "ERROR\nINFO\nx\n", "ERROR\nINFO\nx\n"),  # one word a line stays so
+        ('{"n": 1}', '{"n": 2}', '{"n": 2}'),  # JSON as it is
+        ("a,b\nc|d\n", "x;y\n", "x y\n"),  # no delimiter shared by the answer's lines
+    ],
+)
+def test_a_second_answer_laid_out_as_the_answer(held: str, printed: str, laid_out: str) -> None:
+    assert laid_out_as(held, printed) == laid_out
 
 
 @pytest.mark.parametrize(

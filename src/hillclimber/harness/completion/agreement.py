@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest
-from hillclimber.harness.completion.same_answer import same
+from hillclimber.harness.completion.same_answer import laid_out_as, same
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import SecondAnswer
 from hillclimber.sandbox import Sandbox, run_within
@@ -156,7 +156,7 @@ class Agreement:
             printed, why = self._run(command)
         agrees = printed is not None and same(held, printed)
         if printed is not None and not agrees:
-            why = self._not_an_answer(path, printed)
+            why = self._not_an_answer(path, held, printed)
             printed = None if why else printed
         if printed is None:
             self.asker.events.emit(SecondAnswer(turn, path, command, "", False, why))
@@ -170,15 +170,17 @@ class Agreement:
         )
         return verdict
 
-    def _not_an_answer(self, path: str, printed: str) -> str:
+    def _not_an_answer(self, path: str, held: str, printed: str) -> str:
         """Why what the second command printed could not be the answer, or "": written to the
-        answer file (and put back after), it must pass the checks the answer passes. On
-        log-summary (mini-33) the 0.5B's second command printed every word of the log, and as
-        the judge of every later answer it would have failed the right one too."""
+        answer file in the answer's layout (and put back after), it must pass the checks the
+        answer passes. On log-summary (mini-33) the 0.5B's second command printed every word of
+        the log, and as the judge of every later answer it would have failed the right one too;
+        on sqlite-query (mini-34) its query printed the right customers as `name|total`, which
+        as it was failed "fields separated by ','", and a made-up answer was left unjudged."""
         if self.checks is None or self.keep is None:
             return ""
         with self.keep():
-            self.sandbox.write_file(path, printed.encode())
+            self.sandbox.write_file(path, laid_out_as(held, printed).encode())
             evaluation = self.checks()
         if evaluation.passed:
             return ""

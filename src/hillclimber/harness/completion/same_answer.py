@@ -33,6 +33,20 @@ def same(held: str, printed: str) -> bool:
 _DELIMITER = re.compile(r"[,|;\t]")
 
 
+def laid_out_as(held: str, printed: str) -> str:
+    """`printed` with each line's fields joined as `held`'s lines join theirs (the delimiter
+    its lines share, else a space): the layout is the form checks' to judge, and `same` looks
+    past it, so a second answer is judged by its values (`sqlite3` prints `Ann|5` where the
+    answer file holds `Ann,5`). JSON, and lines that split as they are, are left alone."""
+    lines = [line for line in held.strip().splitlines() if line.strip()]
+    marks = [set(_DELIMITER.findall(line)) for line in lines]
+    shared = set.intersection(*marks) if marks else set()
+    joint = sorted(shared)[0] if len(shared) == 1 else " "
+    if _json(printed.strip()) is not _NOT_JSON or not lines:
+        return printed
+    return "\n".join(joint.join(_fields(line)) for line in printed.strip().splitlines()) + "\n"
+
+
 def _fields(line: str) -> list[str]:
     """A line's fields: split at its delimiters where it has one, else at spaces."""
     if _DELIMITER.search(line):
