@@ -55,7 +55,8 @@ def test_the_next_ask_says_what_was_wrong_with_the_last_command(tmp_path: Path) 
     outcome, model, workspace = run_agent(tmp_path, answers)
     model.assert_complete()
     again = model.requests[3].messages[-1].content
-    assert "Your last command `nosuchprogram /app/data.txt` failed" in again
+    assert "Your last command `nosuchprogram /app/data.txt` failed: " in again
+    assert "nosuchprogram: command not found" in again  # what it said, not only its exit code
     assert (workspace / "count.txt").read_text().strip() == "3"
     assert outcome.info["loop_exit"] == "verified" and outcome.info["computed"] == 2
 

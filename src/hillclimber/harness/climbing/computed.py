@@ -69,7 +69,10 @@ class Computer:
         """What the tried command showed, for the next ask (nothing when it gained)."""
         command = clip(unredirected(str(candidate.call.arguments.get("command", ""))), 120)
         if not candidate.success:
-            said = first_lines(candidate.output.strip(), 1, 160)
+            lines = candidate.output.strip().splitlines()
+            said = first_lines(
+                "\n".join(_told(lines)), 1, 160
+            )  # what it said, past `[exit code 1]`
             self.why = f"command `{command}` failed" + (f": {said}" if said else "")
         elif candidate.passing <= passing or candidate.passing < candidate.total:
             failing = f": {clip(candidate.failing, 200)}" if candidate.failing else ""
@@ -87,6 +90,13 @@ class Computer:
         )
         return self.asker.apart(SYSTEM, prompt, role="compute", turn=turn,
                                 max_tokens=MAX_COMMAND_TOKENS, stuck=bool(self.why))  # fmt: skip
+
+
+def _told(lines: list[str]) -> list[str]:
+    """A command's output without the status line the tool puts first (`[exit code 1]`),
+    unless that is all there is."""
+    rest = lines[1:] if lines and lines[0].startswith("[") and lines[0].endswith("]") else lines
+    return rest or lines
 
 
 def _command(answer: str) -> str:
