@@ -129,3 +129,28 @@ def test_no_ask_where_there_is_no_input_to_work_from(tmp_path: Path) -> None:
     ctx = AgentContext(task, sandbox, time.monotonic() + 60, tmp_path / "log")
     outcome = HarnessAgent(model, config.with_settings({"max_turns": 2})).run(ctx)
     assert computing(model) == 0 and outcome.info["computed"] == 0
+
+
+def test_the_models_word_does_not_confirm_a_computed_answer(tmp_path: Path) -> None:
+    """ab-15b: the 1.5B's computed `grep … | uniq -c` had the form asked for and the wrong
+    counts; no second answer ran, and the 1.5B confirmed it. A computed answer whose checks
+    cannot tell its values needs a second computation to agree; the model's word will not do."""
+    sandbox, workspace = host_sandbox(tmp_path / "trial")
+    (workspace / "people.txt").write_text("ann\nbo\n")
+    instruction = ("Write each name in /app/people.txt with its length to /app/out.txt, one per"
+                   " line, in the form `name,length`.")  # fmt: skip
+    task = Task(id="lengths", instruction=instruction, format=TaskFormat.INLINE)
+    config = preset("climber", planner=False, probe_commands=False, propose=False,
+                    candidates=2, max_turns=3)  # fmt: skip
+    done = '{"name": "task_complete", "arguments": {}}'
+    awk = "awk '{print $1 \",9\"}' /app/people.txt"
+    model = ScriptedModel([wrote("x").replace("count.txt", "out.txt"), awk, "echo hi", "echo 2",
+                           done, done])  # fmt: skip
+    (tmp_path / "log").mkdir()
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, tmp_path / "log")
+    outcome = HarnessAgent(model, config).run(ctx)
+    model.assert_complete()
+    assert (workspace / "out.txt").read_text() == "ann,9\nbo,9\n"  # the computed answer
+    assert outcome.info["loop_exit"] == "unconfirmed"
+    told = model.requests[4].messages[-1].content
+    assert "A command wrote this answer and no second way of working it out agreed" in told

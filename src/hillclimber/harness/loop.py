@@ -159,18 +159,23 @@ class AgentLoop:
             return self._signals()
         self.events.emit(CallRead(self.turn, outcome.call.name, outcome.repaired))
         call, text = outcome.call, answer.text
+        computed = False
         if self.climb is not None and self.climb.climb.enabled and call.name in ACTING_TOOLS:
             chosen = self._climb(call, answer, tools)
             if chosen is None:
                 return self._signals()
             call, text = chosen
+            computed = self.climb.applied == "computed"
         elif not self._screen(call, text):
             return self._signals()
         if call.name == "task_complete":
             self.prompter.record(text, "task_complete received: checking the task.")
             self._finalize("task_complete")
             return None
-        self._after(call, self._act(call, text))
+        result = self._act(call, text)
+        if computed and result.success and self.gate.agreement is not None:
+            self.gate.agreement.harness_wrote()  # the model's word cannot confirm it
+        self._after(call, result)
         return None
 
     def _climb(

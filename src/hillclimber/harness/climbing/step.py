@@ -186,6 +186,8 @@ class ClimbStep:
         self.events = events
         self.computer = computer
         """Asks for commands that compute the answer file, tried as candidates (None: off)."""
+        self.applied = ""
+        """Where this turn's applied call came from (`Candidate.origin`), "" when none was."""
         self.seen = ""
         """What a command tried this turn, not applied, printed: the model sees it next turn
         (the plan's `grep` found the setting the task asks about; the model never ran it)."""
@@ -233,6 +235,7 @@ class ClimbStep:
             self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
         chosen = pick(tried, passing, own=own, strong_now=self._strong_now(tried, passing, own))
         self.seen = _printed(tried, chosen)
+        self.applied = chosen.origin if chosen is not None else ""
         self.events.emit(
             CandidatesTried(
                 turn,

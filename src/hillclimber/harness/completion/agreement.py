@@ -107,6 +107,21 @@ class Agreement:
     reference: str = ""
     """The last second command that disagreed: once the asks are spent, each new answer is
     judged by running it again (a changed answer is not evidence that the dispute is over)."""
+    computed: set[str] = field(default_factory=set)
+    """Digests of the answer file's contents a command the harness asked for wrote
+    (`climbing/computed.py`): the model did not make them, so its word on them is no
+    evidence; only a second computation agreeing is."""
+
+    def harness_wrote(self) -> None:
+        """The answer file as it is now was written by a computed answer."""
+        found = self._answer()
+        if found is not None:
+            self.computed.add(digest(found[1].encode()) or "")
+
+    def unconfirmable(self) -> bool:
+        """Whether the answer file holds what a computed answer wrote."""
+        found = self._answer()
+        return found is not None and digest(found[1].encode()) in self.computed
 
     def judge(self, tried: Sequence[str], turn: int) -> Verdict | None:
         """A second answer compared with the answer file, or None when none could be had."""

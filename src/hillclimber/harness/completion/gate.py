@@ -9,8 +9,9 @@ asks for the answer a second way (`agreement.py`): agreeing ends the trial `agre
 disagreeing is a failure said to the model (and a failing check while the answer stays). Else
 the model is shown what the checks looked at
 beside the task and asked to confirm or fix it, and only its next done-signal, with nothing
-changed, ends the trial (`confirmed`). Without checks, the model's word is trusted. See
-docs/loop.md.
+changed, ends the trial (`confirmed`) — unless the answer is what a command the harness asked
+for wrote (a computed answer): the model's word is no evidence of that, and the trial goes on.
+Without checks, the model's word is trusted. See docs/loop.md.
 
 The gate decides and writes nothing of the loop's: an end is a `LoopEnd` raised, anything else
 is a `Told` returned (what the model must hear), which the loop records; the checks it runs are
@@ -103,10 +104,12 @@ class Gate:
                 raise LoopEnd(LoopExit.VERIFICATION_FAILED, why, evaluation)
             counted = self.verify("second answer", turn)  # climbing must gain on it
             return Told("disputed", verdict.feedback(), counted)
-        if self.state.weak_shown or last_chance:
-            exit_ = LoopExit.CONFIRMED if self.state.weak_shown else LoopExit.UNCONFIRMED
+        computed = self.agreement is not None and self.agreement.unconfirmable()
+        if (self.state.weak_shown and not computed) or last_chance:
+            exit_ = LoopExit.CONFIRMED if self.state.weak_shown and not computed else (
+                LoopExit.UNCONFIRMED)  # fmt: skip
             raise LoopEnd(exit_, reason, evaluation)
-        return Told("weak", self.weak_pass(evaluation), evaluation)
+        return Told("weak", self.weak_pass(evaluation, computed=computed), evaluation)
 
     def second_answer(self, turn: int) -> Verdict | None:
         if self.agreement is None:
@@ -115,9 +118,11 @@ class Gate:
                  if c.name == "run_command"]  # fmt: skip
         return self.agreement.judge(tried, turn)  # it says what it learnt in SecondAnswer
 
-    def weak_pass(self, evaluation: Evaluation) -> str:
+    def weak_pass(self, evaluation: Evaluation, *, computed: bool = False) -> str:
         """Form or weak checks passed: what shows the model what they looked at and asks it
-        to judge."""
+        to judge (`computed`: the answer is a command's the harness asked for, which the
+        model's word cannot confirm — the 1.5B's `grep` counted the wrong words in the form
+        asked for, and it called that right)."""
         shown = "have the form the task states" if evaluation.strength == "form" else (
             "are there or changed")  # fmt: skip
         message = (
@@ -126,6 +131,11 @@ class Gate:
         )
         if evaluation.evidence:
             message += f"\n{evaluation.evidence}\n"
+        if computed:
+            return message + (
+                " A command wrote this answer and no second way of working it out agreed: check"
+                " its values against the input with a command of your own, and fix what is wrong."
+            )
         message += (
             " Compare it with the task. If it is exactly what the task asks for, call"
             " task_complete; if not, fix it."
