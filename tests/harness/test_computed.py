@@ -153,4 +153,4 @@ def test_the_models_word_does_not_confirm_a_computed_answer(tmp_path: Path) -> N
     assert (workspace / "out.txt").read_text() == "ann,9\nbo,9\n"  # the computed answer
     assert outcome.info["loop_exit"] == "unconfirmed"
     told = model.requests[4].messages[-1].content
-    assert "A command wrote this answer and no second way of working it out agreed" in told
+    assert "No second way of working it out agreed with it: check its values" in told

@@ -33,13 +33,14 @@ def write(path: str, content: str) -> str:
 
 
 def run_agent(
-    tmp_path: Path, setting: str, answers: list[str]
+    tmp_path: Path, setting: str, answers: list[str], **settings: object
 ) -> tuple[AgentOutcome, ScriptedModel]:
     sandbox, workspace = host_sandbox(tmp_path / "trial")
     (workspace / "numbers.txt").write_text("3\n4\n5\n")
     task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
     # the model's word after it saw the result (a second answer: tests/harness/test_agreement.py)
     config = preset(setting, planner=False, probe_commands=False, propose=False, agreement=False)
+    config = config.with_settings(settings)
     log_dir = tmp_path / "log"
     log_dir.mkdir()
     ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
@@ -76,6 +77,17 @@ def test_a_weak_pass_never_ends_the_trial_and_the_model_sees_the_result(
     assert shown, "the model was never shown what the weak checks looked at"
     assert "only show that files are there or changed" in _text(shown[0])
     model.assert_complete()
+
+
+def test_without_confirm_the_models_word_never_ends_the_trial(tmp_path: Path) -> None:
+    """`completion.confirm = false`: shown the result, the model's done-signals go on being
+    answered, and the trial runs to its last chance (`unconfirmed`), not `confirmed`."""
+    answers = [write("/app/total.txt", "3+4+5\n"), DONE, DONE]
+    outcome, model = run_agent(tmp_path, "fm", answers, confirm=False, max_turns=3)
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "unconfirmed"
+    told = _text(model.requests[-1])
+    assert "check its values against the input with a command of your own" in told
 
 
 def test_the_model_shown_a_wrong_result_fixes_it_then_confirms(tmp_path: Path) -> None:

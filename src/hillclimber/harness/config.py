@@ -102,6 +102,10 @@ class Completion(_Settings):
     """When the harness's own checks pass with none that shows the values right, ask the
     model for the answer a second way and compare (`completion/agreement.py`): agreeing ends
     the trial, disagreeing is a failure. Needs `feedback = "self"`."""
+    confirm: bool = True
+    """On such a pass that no second computation agreed with, the model is shown the result;
+    its next done-signal with nothing changed ends the trial `confirmed`. False: the model's
+    word never ends it, and it goes on to its last chance (`unconfirmed`)."""
 
 
 class Climbing(_Settings):

@@ -105,11 +105,12 @@ class Gate:
             counted = self.verify("second answer", turn)  # climbing must gain on it
             return Told("disputed", verdict.feedback(), counted)
         computed = self.agreement is not None and self.agreement.unconfirmable()
-        if (self.state.weak_shown and not computed) or last_chance:
-            exit_ = LoopExit.CONFIRMED if self.state.weak_shown and not computed else (
+        confirmable = self.settings.confirm and not computed
+        if (self.state.weak_shown and confirmable) or last_chance:
+            exit_ = LoopExit.CONFIRMED if self.state.weak_shown and confirmable else (
                 LoopExit.UNCONFIRMED)  # fmt: skip
             raise LoopEnd(exit_, reason, evaluation)
-        return Told("weak", self.weak_pass(evaluation, computed=computed), evaluation)
+        return Told("weak", self.weak_pass(evaluation, confirmable=confirmable), evaluation)
 
     def second_answer(self, turn: int) -> Verdict | None:
         if self.agreement is None:
@@ -118,11 +119,12 @@ class Gate:
                  if c.name == "run_command"]  # fmt: skip
         return self.agreement.judge(tried, turn)  # it says what it learnt in SecondAnswer
 
-    def weak_pass(self, evaluation: Evaluation, *, computed: bool = False) -> str:
+    def weak_pass(self, evaluation: Evaluation, *, confirmable: bool = True) -> str:
         """Form or weak checks passed: what shows the model what they looked at and asks it
-        to judge (`computed`: the answer is a command's the harness asked for, which the
-        model's word cannot confirm — the 1.5B's `grep` counted the wrong words in the form
-        asked for, and it called that right)."""
+        to judge; where its word cannot end the trial (`confirmable` False: the setting, or
+        the answer is what a command the harness asked for wrote — the 1.5B's `grep` counted
+        the wrong words in the form asked for, and it called that right), to check the values
+        with a command of its own."""
         shown = "have the form the task states" if evaluation.strength == "form" else (
             "are there or changed")  # fmt: skip
         message = (
@@ -131,10 +133,10 @@ class Gate:
         )
         if evaluation.evidence:
             message += f"\n{evaluation.evidence}\n"
-        if computed:
+        if not confirmable:
             return message + (
-                " A command wrote this answer and no second way of working it out agreed: check"
-                " its values against the input with a command of your own, and fix what is wrong."
+                " No second way of working it out agreed with it: check its values against the"
+                " input with a command of your own, and fix what is wrong."
             )
         message += (
             " Compare it with the task. If it is exactly what the task asks for, call"
