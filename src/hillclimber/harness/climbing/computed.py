@@ -69,10 +69,7 @@ class Computer:
         """What the tried command showed, for the next ask (nothing when it gained)."""
         command = clip(unredirected(str(candidate.call.arguments.get("command", ""))), 120)
         if not candidate.success:
-            lines = candidate.output.strip().splitlines()
-            said = first_lines(
-                "\n".join(_told(lines)), 1, 160
-            )  # what it said, past `[exit code 1]`
+            said = first_lines(_told(candidate.output), 1, 160)
             self.why = f"command `{command}` failed" + (f": {said}" if said else "")
         elif candidate.passing <= passing or candidate.passing < candidate.total:
             failing = f": {clip(candidate.failing, 200)}" if candidate.failing else ""
@@ -92,11 +89,12 @@ class Computer:
                                 max_tokens=MAX_COMMAND_TOKENS, stuck=bool(self.why))  # fmt: skip
 
 
-def _told(lines: list[str]) -> list[str]:
-    """A command's output without the status line the tool puts first (`[exit code 1]`),
+def _told(output: str) -> str:
+    """What a command said, without the status line the tool puts first (`[exit code 1]`),
     unless that is all there is."""
+    lines = output.strip().splitlines()
     rest = lines[1:] if lines and lines[0].startswith("[") and lines[0].endswith("]") else lines
-    return rest or lines
+    return "\n".join(rest or lines)
 
 
 def _command(answer: str) -> str:
@@ -105,8 +103,10 @@ def _command(answer: str) -> str:
     try:
         call = json.loads(answer)
     except ValueError:
+        call = None
+    if not isinstance(call, dict):
         return command_in(answer)
-    arguments = call.get("arguments") if isinstance(call, dict) else None
+    arguments = call.get("arguments")
     command = arguments.get("command") if isinstance(arguments, dict) else None
     return command.strip() if isinstance(command, str) else ""
 
