@@ -733,6 +733,11 @@ def test_a_file_made_for_a_commit_must_be_committed_as_it_is_now(tmp_path: Path)
         # a commit, but of no file the work makes (the one named is only read)
         "/app/repo is a git repository. Commit with the message `Empty`; /app/repo/README "
         "says how.",
+        # a commit forbidden, or spoken of as a thing
+        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi`. Do not commit it.",
+        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi` without committing.",
+        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi`. The last commit "
+        "must stay as it is.",
     ],
 )
 def test_no_committed_check_where_no_file_is_to_be_committed(
@@ -743,3 +748,17 @@ def test_no_committed_check_where_no_file_is_to_be_committed(
     assert not [
         c for c in build_checks(instruction, sandbox).checks if isinstance(c, FileCommitted)
     ]
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        COMMIT,
+        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi` and commit it.",
+        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi`. Commit the change.",
+    ],
+)
+def test_a_commit_asked_for_in_several_ways(instruction: str, tmp_path: Path) -> None:
+    sandbox = git_repository(tmp_path)
+    checks = build_checks(instruction, sandbox).checks
+    assert [c.path for c in checks if isinstance(c, FileCommitted)] == ["/app/repo/notes.txt"]

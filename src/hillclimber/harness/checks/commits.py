@@ -20,6 +20,10 @@ from hillclimber.sandbox import run_within
 from hillclimber.sandbox.files import is_file
 
 _MESSAGE = re.compile(r"message\s+(?:is\s+|of\s+)?(?:exactly\s+)?`([^`]+)`", re.I)
+_ASKED = re.compile(r"(?:^\W*|\b(?:and|then|to|please)\s+)commit\b", re.I)
+"""Commit as a verb asked for ("Commit it …", "… and commit the change"), not a noun ("the
+last commit must stay as it is")."""
+_NOT = re.compile(r"\b(?:not|never|n't|without)\s+(?:\w+\s+){0,2}commit", re.I)
 
 
 def commit_checks(
@@ -30,7 +34,7 @@ def commit_checks(
     repos = [p for s in said for p in s.paths if there(f"{p}/.git")]
     if not repos and there(f"{workdir}/.git"):
         repos = [workdir]
-    committing = [s for s in said if s.has("commit", "commits")]
+    committing = [s for s in said if _commits(s)]
     if not repos or not committing:
         return []
     checks: list[Check] = []
@@ -43,6 +47,16 @@ def commit_checks(
         if repo is not None and "/.git/" not in path:
             checks.append(FileCommitted(path, repo=repo))
     return checks
+
+
+def _commits(sentence: Sentence) -> bool:
+    """Whether the sentence asks for a commit: one with its message quoted, or commit as a
+    verb asked for; never one it forbids ("Do not commit")."""
+    text = " ".join(sentence.text.split())
+    if _NOT.search(text):
+        return False
+    quoted = _MESSAGE.search(text) is not None and sentence.has("commit", "commits")
+    return quoted or _ASKED.search(text) is not None
 
 
 @dataclass(frozen=True)
