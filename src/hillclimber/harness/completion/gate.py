@@ -9,8 +9,9 @@ asks for the answer a second way (`agreement.py`): agreeing ends the trial `agre
 disagreeing is a failure said to the model (and a failing check while the answer stays). Else
 the model is shown what the checks looked at
 beside the task and asked to confirm or fix it, and only its next done-signal, with nothing
-changed, ends the trial (`confirmed`) — unless the answer is what a command the harness asked
-for wrote (a computed answer): the model's word is no evidence of that, and the trial goes on.
+changed, ends the trial (`confirmed`) — unless the setting says the model's word ends nothing
+(`completion.confirm`), or the answer is what a command the harness asked for wrote (a computed
+answer: the model's word is no evidence of that); then the trial goes on.
 Without checks, the model's word is trusted. See docs/loop.md.
 
 The gate decides and writes nothing of the loop's: an end is a `LoopEnd` raised, anything else
@@ -106,10 +107,10 @@ class Gate:
             return Told("disputed", verdict.feedback(), counted)
         computed = self.agreement is not None and self.agreement.unconfirmable()
         confirmable = self.settings.confirm and not computed
-        if (self.state.weak_shown and confirmable) or last_chance:
-            exit_ = LoopExit.CONFIRMED if self.state.weak_shown and confirmable else (
-                LoopExit.UNCONFIRMED)  # fmt: skip
-            raise LoopEnd(exit_, reason, evaluation)
+        if self.state.weak_shown and confirmable:
+            raise LoopEnd(LoopExit.CONFIRMED, reason, evaluation)
+        if last_chance:
+            raise LoopEnd(LoopExit.UNCONFIRMED, reason, evaluation)
         return Told("weak", self.weak_pass(evaluation, confirmable=confirmable), evaluation)
 
     def second_answer(self, turn: int) -> Verdict | None:
