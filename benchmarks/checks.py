@@ -19,9 +19,10 @@ informative; at most 10% failing the solution.
 False passes of a finished run (`--run`, a run or a comparison folder): of its trials that
 checked themselves (`feedback: self`), those whose own checks all passed at the end — a pass
 with a value check (`verified`), one a second computation agreed with (`agreed`), or one of
-form or weak checks the model stood by (`confirmed`; before strength was recorded, every pass
-ended `verified` and its strength is read from its checks' names) — and how many of each failed
-the task's tests. Goal: at most 20% of self-checked passes false.
+form or weak checks, whether the model stood by it (`confirmed`) or its word was not taken and
+the pass lasted to the last turn (`unconfirmed`; before strength was recorded, every pass ended
+`verified` and its strength is read from its checks' names) — and how many of each failed the
+task's tests. Goal: at most 20% of self-checked passes false.
 
 The last line has the totals.
 """
@@ -206,7 +207,7 @@ def pass_strength(trial: TrialResult) -> str | None:
     info = trial.agent_info
     if info.get("loop_exit") == "agreed":
         return "agreed"
-    if info.get("loop_exit") not in ("verified", "confirmed"):
+    if info.get("loop_exit") not in ("verified", "confirmed", "unconfirmed"):
         return None
     goals = [c for c in info.get("checks", []) if isinstance(c, dict) and c.get("goal")]
     found = [_strength_of(c) for c in goals]

@@ -127,8 +127,10 @@ def test_false_passes_are_counted_by_the_strength_of_the_pass(tmp_path: Path) ->
     _trial(tmp_path, "old-weak-wrong", False, "verified", [exists])  # recorded before strength
     _trial(tmp_path, "old-strong-right", True, "verified", [exists, holds])
     _trial(tmp_path, "failed-checks", False, "verification_failed", [exists])
+    # its checks passed to the last turn, the model's word not taken: a pass all the same
+    _trial(tmp_path, "unconfirmed-wrong", False, "unconfirmed", [{**exists, "strength": "form"}])
     line = final_line("checks.py", "--run", str(tmp_path))
-    assert line == "false passes: 4/6 (67%) target<=20%; value 1/2; agreed 0/1; form 1/1; weak 2/2"
+    assert line == "false passes: 5/7 (71%) target<=20%; value 1/2; agreed 0/1; form 2/2; weak 2/2"
 
 
 def test_overhead_benchmark() -> None:
