@@ -216,3 +216,41 @@ def test_turn_path_benchmark() -> None:
         r"fm: longest turn \d+: \d+ files, \d+ lines; in harness/ \d+ files, \d+ lines", lines[0]
     ), lines[0]
     assert "  harness/loop.py" in lines and "  harness/completion/gate.py" in lines
+
+
+def test_prompt_reuse_lays_a_prompt_out_both_ways() -> None:
+    """The replay moves the turn's tools between the top of the prompt and its end, and
+    nothing else of it."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import prompt_reuse
+
+    old = [
+        {"role": "system", "content": "Rules.\nThe ONLY tools you may call now are: write_file, "
+         "task_complete. Any other name fails.\n- write_file(path, content): W.\n"
+         "- task_complete(): Done.\nPATHS: here.\n- not a tool, a rule"},
+        {"role": "user", "content": "Task: x\nTurn 2 of 10. Your next tool call:"},
+    ]  # fmt: skip
+    now, known = prompt_reuse._offered(old) or ([], [])
+    assert now == known == ["write_file", "task_complete"]
+    everything = ["read_file", "write_file", "task_complete"]
+    top = prompt_reuse.laid_out(old, now, everything, at_end=False)
+    end = prompt_reuse.laid_out(old, now, everything, at_end=True)
+    assert "may call are: write_file, task_complete." in top[0].content
+    assert top[1].content == old[1]["content"]
+    assert "may call are: read_file, write_file, task_complete." in end[0].content
+    assert "- read_file(" in end[0].content and end[0].content.endswith("- not a tool, a rule")
+    assert end[1].content.endswith(
+        "Turn 2 of 10. This turn you may call ONLY: write_file, task_complete. Your next tool call:"
+    )
+    assert prompt_reuse._offered([end[0].model_dump(), end[1].model_dump()]) == (now, everything)
+
+
+@pytest.mark.model
+def test_prompt_reuse_benchmark(tmp_path: Path) -> None:
+    """The real embedded model replays a scripted climber trial's prompts both ways."""
+    run = scripted(tmp_path / "climber", "climber", CLIMBER_ANSWERS)
+    line = final_line("prompt_reuse.py", "--run", str(run), "--trials", "1", "--calls", "3")
+    assert re.fullmatch(
+        rf"prompt reuse: computed tokens at the end / at the top {NUMBER}x, seconds {NUMBER}x",
+        line,
+    ), line

@@ -14,6 +14,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.loaders import load_dataset
+from hillclimber.provenance import source_commit
 from hillclimber.results import pass_at_k, read_trial
 from hillclimber.runner import Run, RunEvents
 from hillclimber.sandbox import SandboxKind
@@ -69,6 +70,7 @@ def test_a_run_leaves_config_summary_and_one_folder_per_trial(tmp_path: Path) ->
     result = read_trial(trial / "result.json")
     assert result is not None and result.passed and result.attempt == 2
     assert result.evaluation is not None and result.evaluation.tests_total == 2
+    assert result.commit == source_commit()  # which code ran it, where known
     assert (trial / "workspace" / "hello.txt").read_text() == "Hello, world!\n"
     assert (trial / "logs" / "verifier" / "output.txt").exists()
     assert (trial / "logs" / "verifier" / "reward.txt").read_text().strip() == "1"

@@ -85,6 +85,8 @@ class TrialResult(BaseModel):
     """Seconds per phase: setup, agent, verifier, total."""
     started_at: str = ""
     finished_at: str = ""
+    commit: str | None = None
+    """The git commit of the code that ran the trial (`provenance.source_commit`), where known."""
 
 
 class RunConfig(BaseModel):
@@ -121,6 +123,8 @@ class RunConfig(BaseModel):
     limits_enforced: dict[str, str] = Field(default_factory=dict)
     """How this machine enforced each limit (cgroup v2/v1, prlimit, not enforced)."""
     hillclimber_version: str
+    commit: str | None = None
+    """The git commit of the code that started the run, where known (each trial says its own)."""
     created_at: str = Field(default_factory=now)
 
 

@@ -28,6 +28,7 @@ from hillclimber.errors import (
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.image import image_needs, image_sandbox
 from hillclimber.models import ModelConfig
+from hillclimber.provenance import source_commit
 from hillclimber.results import (
     ExitReason,
     ImageRecord,
@@ -93,6 +94,7 @@ def run_trial(spec: TrialSpec) -> TrialResult:
         exit_reason=ExitReason.ERROR,
         passed=False,
         started_at=now(),
+        commit=source_commit(),
     )
     phases = _Phases()
     try:

@@ -334,8 +334,12 @@ def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
 
 
 def offered(model: ScriptedModel, index: int) -> str:
-    system = model.requests[index].messages[0].content
-    return system.split("The ONLY tools you may call now are: ")[1].split(".")[0]
+    """The tools a request offered: the turn's own where they are fewer than the trial's,
+    said at its end; else all the rules list."""
+    messages = model.requests[index].messages
+    if "This turn you may call ONLY: " in messages[-1].content:
+        return messages[-1].content.split("This turn you may call ONLY: ")[1].split(".")[0]
+    return messages[0].content.split("The ONLY tools you may call are: ")[1].split(".")[0]
 
 
 def test_dynamic_tools_follow_the_state(tmp_path: Path) -> None:
@@ -351,6 +355,8 @@ def test_dynamic_tools_follow_the_state(tmp_path: Path) -> None:
     assert "read_file" in offered(model, 4)  # one check without a gain
     stuck = offered(model, 6)  # two checks without a gain
     assert "read_file" not in stuck and "run_command" in stuck and "write_file" in stuck
+    # the rules stay the same all trial long: a back end reuses what it computed for them
+    assert len({request.messages[0].content for request in model.requests}) == 1
 
 
 def test_a_denied_action_is_fed_back_and_not_run(tmp_path: Path) -> None:

@@ -63,3 +63,31 @@ def test_the_rules_name_the_tasks_own_working_folder(kind: str) -> None:
     system = prompter.build(view)[0].content
     assert "your working directory is /workspace; a relative path is a path in it" in system
     assert "/app" not in system
+
+
+@pytest.mark.parametrize(
+    "make", [micro, lambda: conversation(True), lambda: conversation(False)],
+    ids=["micro", "conversation", "plain conversation"],
+)  # fmt: skip
+def test_the_turns_own_tools_are_said_at_the_end_and_the_rules_stay(make: object) -> None:
+    """The rules list every tool of the trial, the same each turn (a back end reuses what it
+    computed for them); where a turn offers fewer, its last message says which."""
+    prompter = make()  # type: ignore[operator]
+    now = tool_list(["run_command", "task_complete"])
+    built = [
+        prompter.build(
+            TurnView(
+                instruction="Write hello.txt.",
+                tools=tools,
+                history=[],
+                known=TOOLS,
+                turn=turn,
+                max_turns=5,
+            )
+        )
+        for turn, tools in ((1, TOOLS), (2, now))
+    ]
+    assert built[0][0].content == built[1][0].content
+    assert "may call are: write_file, run_command, task_complete." in built[1][0].content
+    assert "This turn you may call ONLY" not in built[0][-1].content
+    assert "This turn you may call ONLY: run_command, task_complete." in built[1][-1].content

@@ -18,6 +18,7 @@ from hillclimber.harness.presets import load_harness
 from hillclimber.image import find_engine
 from hillclimber.loaders import Dataset, load_dataset, load_suite, select_tasks
 from hillclimber.models import ModelConfig
+from hillclimber.provenance import source_commit
 from hillclimber.results import RunConfig
 from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
 from hillclimber.sandbox.limits import enforcement
@@ -219,4 +220,5 @@ def run_config(
         unsafe=unsafe and sandbox is SandboxKind.LOCAL,
         limits_enforced=enforcement(),
         hillclimber_version=__version__,
+        commit=source_commit(),
     )

@@ -31,7 +31,7 @@ from hillclimber.harness.instruction import (
 )
 from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
-from hillclimber.harness.prompting.offer import offered_tools
+from hillclimber.harness.prompting.offer import known_tools, offered_tools
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import (
@@ -218,6 +218,7 @@ class AgentLoop:
             files=self.files(),
             turn=self.turn,
             max_turns=self.max_turns,
+            known=known_tools(self.config, checks=self.env.verify is not None),
         )
 
     def _situation(self) -> Situation:

@@ -15,8 +15,7 @@ def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> l
     """The tools of this turn; verify_progress only where there are checks and they do not run
     after every change by themselves (`auto_verify`: on unseen tasks the 0.5B spent up to 7
     of 10 turns asking for what it had been shown)."""
-    asks = checks and not config.climbing.auto_verify
-    names = [n for n in config.tools if n != "verify_progress" or asks]
+    names = [t.name for t in known_tools(config, checks=checks)]
     if not config.climbing.dynamic_tools:
         return tool_list(names)
     last = state.calls[-1].name if state.calls else None
@@ -28,6 +27,12 @@ def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> l
     elif no_progress and state.turns_since_improvement >= max(no_progress // 2, 2):
         names = [n for n in names if n != "read_file"] or names
     return tool_list(names)
+
+
+def known_tools(config: HarnessConfig, *, checks: bool) -> list[ToolSpec]:
+    """Every tool a turn of the trial may offer: the rules list these, the same all trial."""
+    asks = checks and not config.climbing.auto_verify
+    return tool_list([n for n in config.tools if n != "verify_progress" or asks])
 
 
 _LEFT_ALONE = ("protected_files", "inputs_read_only")

@@ -54,12 +54,14 @@ def system_prompt(
     checks: str = "the task's tests",
 ) -> str:
     """The rules of the game; `checks` names what checks the work (the task's tests, or the
-    acceptance checks the harness made)."""
+    acceptance checks the harness made). `tools` are every tool of the trial, not only this
+    turn's: the rules stay the same all trial long, so the model's back end reuses what it
+    computed for them (`offered_now` says the turn's own)."""
     names = ", ".join(t.name for t in tools)
     parts = [
         "You are a careful terminal agent. You act only through tools.",
         FORMAT,
-        f"The ONLY tools you may call now are: {names}. Any other name fails.",
+        f"The ONLY tools you may call are: {names}. Any other name fails.",
         describe(tools).replace("the task's tests", checks),
         PATHS_LOCAL if local_paths else PATHS_REAL.format(workdir=workdir),
         "Write files with write_file (exact content). Read a file before changing it.",
@@ -70,6 +72,16 @@ def system_prompt(
     if guidance:
         parts.append(GUIDANCE)
     return "\n".join(parts)
+
+
+def offered_now(view: TurnView) -> str:
+    """The tools of this turn where they are fewer than the trial's (the rules list those),
+    said at the end of the prompt: a list that changed at the top of it made llama.cpp
+    compute the whole prompt again (a third of the 1.5B's prompt work on 20 TermiGen tasks)."""
+    names = [t.name for t in view.tools]
+    if not view.known or names == [t.name for t in view.known]:
+        return ""
+    return f"This turn you may call ONLY: {', '.join(names)}."
 
 
 def _title(checks: str) -> str:
@@ -83,6 +95,7 @@ class TurnView:
 
     instruction: str
     tools: Sequence[ToolSpec]
+    """The tools offered this turn."""
     history: Sequence[StepSummary]
     latest: tuple[str, str] | None = None
     """(label, text) of the output the model asked for last."""
@@ -95,6 +108,8 @@ class TurnView:
     """Current content of the existing files the task names."""
     turn: int = 1
     max_turns: int = 1
+    known: Sequence[ToolSpec] = ()
+    """Every tool the trial may offer, which the rules list (empty: this turn's)."""
 
 
 def harness_notes(view: TurnView) -> tuple[tuple[str, str], ...]:
@@ -106,6 +121,8 @@ def harness_notes(view: TurnView) -> tuple[tuple[str, str], ...]:
         notes.append(("Progress: ", view.progress))
     if view.hint:
         notes.append(("Hint: ", view.hint))
+    if now := offered_now(view):
+        notes.append(("", now))
     return tuple(notes)
 
 
@@ -129,7 +146,7 @@ class MicroPrompter:
 
     def build(self, view: TurnView) -> list[Message]:
         system = system_prompt(
-            view.tools,
+            view.known or view.tools,
             local_paths=self.local_paths,
             workdir=self.workdir,
             availability=self.availability,
@@ -172,7 +189,8 @@ class MicroPrompter:
             sections.insert(
                 4, Section("latest", latest, 70, min_chars=0, cut=cut_middle, title=label)
             )
-        ask = f"Turn {view.turn} of {view.max_turns}. Your next tool call:"
+        turn = f"Turn {view.turn} of {view.max_turns}."
+        ask = " ".join(part for part in (turn, offered_now(view), "Your next tool call:") if part)
         sections.append(Section("ask", ask, priority=100, min_chars=10))
         return sections
 
@@ -248,7 +266,7 @@ class ConversationPrompter:
         return messages
 
     def build(self, view: TurnView) -> list[Message]:
-        self.tools = view.tools
+        self.tools = view.known or view.tools
         self.notes = harness_notes(view)
         if not self.trim:
             messages = self._messages(self.turns, frozenset())
