@@ -247,10 +247,12 @@ def test_prompt_reuse_lays_a_prompt_out_both_ways() -> None:
 
 @pytest.mark.model
 def test_prompt_reuse_benchmark(tmp_path: Path) -> None:
-    """The real embedded model replays a scripted climber trial's prompts both ways."""
+    """The real embedded model replays a scripted climber trial's prompts each way."""
     run = scripted(tmp_path / "climber", "climber", CLIMBER_ANSWERS)
     line = final_line("prompt_reuse.py", "--run", str(run), "--trials", "1", "--calls", "3")
+    ratio = rf"{NUMBER}x tokens {NUMBER}x seconds"
     assert re.fullmatch(
-        rf"prompt reuse: computed tokens at the end / at the top {NUMBER}x, seconds {NUMBER}x",
+        rf"prompt reuse against before: tools at the end {ratio}; "
+        rf"tools at the end, asides kept {ratio}",
         line,
     ), line

@@ -63,6 +63,42 @@ def test_a_second_call_reuses_the_prompt_cache_and_is_deterministic(model: Local
     assert second.usage.cached_prompt_tokens >= second.usage.prompt_tokens - 2
 
 
+def _task_request(turn: int) -> CompletionRequest:
+    """A loop's prompt at a turn: a long shared part, then the turn's own line."""
+    files = "\n".join(
+        f"line {n}: the inventory holds {n * 7} units of part P-{n:03d}" for n in range(40)
+    )
+    return CompletionRequest(
+        messages=[
+            Message(role="system", content=SYSTEM),
+            Message(role="user", content=f"Files:\n{files}\n\nTurn {turn}. Write total.txt."),
+        ],
+        max_tokens=48,
+        constraint=OutputConstraint(json_schema=TOOL_CALL_SCHEMA),
+    )
+
+
+def test_a_question_aside_keeps_the_main_prompts_state(model: LocalModel) -> None:
+    """Across a question asked aside, the main prompt's computed state is put back: the next
+    main prompt computes only what changed, and answers as it would have without the aside."""
+    aside = CompletionRequest.from_prompt("Reply with the word yes.", max_tokens=4, aside=True)
+    model.complete(aside)  # whatever came before: the state is now the aside's
+    model.complete(_task_request(1))
+    model.complete(aside)
+    after = model.complete(_task_request(2))
+    assert after.usage.cached_prompt_tokens is not None
+    assert after.usage.cached_prompt_tokens >= after.usage.prompt_tokens - 20
+    model.complete(hello_request())  # another prompt: nothing of the task's is held now
+    fresh = model.complete(_task_request(2))
+    assert (fresh.usage.cached_prompt_tokens or 0) < fresh.usage.prompt_tokens // 2
+    assert after.text == fresh.text
+    # the same prompt again after an aside: its last token is computed again, the same answer
+    model.complete(aside)
+    again = model.complete(_task_request(2))
+    assert again.text == fresh.text
+    assert (again.usage.cached_prompt_tokens or 0) >= again.usage.prompt_tokens - 2
+
+
 def _rss_mb() -> float:
     with open("/proc/self/statm") as statm:
         pages = int(statm.read().split()[1])

@@ -100,6 +100,7 @@ class Asker:
             max_tokens=max_tokens,
             temperature=self.settings.retry_temperature if explore else self.settings.temperature,
             seed=self.settings.seed + (turn if explore else 0),
+            aside=True,
         )
         return self.complete(request, role=role, turn=turn)
 

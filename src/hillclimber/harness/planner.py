@@ -137,6 +137,7 @@ def make_plan(
         ],
         max_tokens=300,
         temperature=asker.settings.temperature,
+        aside=True,  # a re-plan comes between two turns' prompts
         constraint=OutputConstraint(json_schema=PLAN_SCHEMA, name="plan")
         if asker.constrains
         else None,
