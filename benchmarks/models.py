@@ -16,7 +16,8 @@ import statistics
 import time
 
 from hillclimber.harness.acting.tools import call_schema, tool_list
-from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.parsing.outcome import ParseFailure
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.presets import preset
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import MicroPrompter, TurnView

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from hillclimber.harness.acting.tools import tool_list
-from hillclimber.harness.parsing.parse import ParsedCall, parse_tool_call
+from hillclimber.harness.parsing.outcome import ParsedCall
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.presets import preset
 
 CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "parser_corpus.jsonl"

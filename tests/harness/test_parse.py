@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 
 from hillclimber.harness.acting.tools import TOOLS, ToolCall, tool_list
-from hillclimber.harness.parsing.parse import (
+from hillclimber.harness.parsing.outcome import (
     FEEDBACK_CHARS,
     ParsedCall,
     ParseFailure,
     ParseFailureReason,
-    parse_tool_call,
 )
+from hillclimber.harness.parsing.parse import parse_tool_call
 
 from conftest import DATA
 

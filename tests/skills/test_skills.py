@@ -10,7 +10,8 @@ import pytest
 
 from hillclimber.harness.acting.tools import tool_list
 from hillclimber.harness.config import SkillSettings
-from hillclimber.harness.parsing.parse import ParseFailureReason, parse_tool_call
+from hillclimber.harness.parsing.outcome import ParseFailureReason
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.models import ModelProfile

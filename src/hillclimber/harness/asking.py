@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from hillclimber.errors import AgentTimeout, ContextExceeded, ModelTimeout
 from hillclimber.harness.acting.tools import ToolSpec, call_schema
 from hillclimber.harness.config import Asking
-from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.parsing.outcome import ParseFailure
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.prompting.budget import BudgetExceeded
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.harness.recording.events import EventBus, ModelAnswered, PromptShrunk

@@ -29,7 +29,8 @@ from hillclimber.harness.instruction import (
     protected_files,
     read_inputs,
 )
-from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.parsing.outcome import ParseFailure
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
 from hillclimber.harness.prompting.offer import known_tools, offered_tools
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView

@@ -47,7 +47,8 @@ from hillclimber.harness.climbing.workspace import (
     restored,
 )
 from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.parsing.parse import ParseFailure, parse_tool_call
+from hillclimber.harness.parsing.outcome import ParseFailure
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
