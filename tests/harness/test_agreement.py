@@ -260,6 +260,12 @@ def test_answers_that_differ(held: str, printed: str) -> None:
             "awk '\n  $3 > 32 { n++ }\n  END { print n }\n' /app/q.jsonl\nThis counts them.",
             "awk '\n$3 > 32 { n++ }\nEND { print n }\n' /app/q.jsonl",
         ),
+        (  # a fence never closed: the answer stopped, or was cut, before its end (the 1.5B)
+            "```sh\nawk '{print $1}' /var/log/a.log | sort | uniq -c\nawk '{print $2}' x",
+            "awk '{print $1}' /var/log/a.log | sort | uniq -c",
+        ),
+        ("```bash\npython -c 'print(1)'", "python -c 'print(1)'"),
+        ("```", ""),
         ("", ""),
     ],
 )
