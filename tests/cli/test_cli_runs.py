@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from hillclimber.cli import app
+from hillclimber.provenance import source_commit
 
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
 
@@ -47,6 +48,8 @@ def test_show_with_a_task_reads_each_trial_step_by_step(runs_dir: Path) -> None:
     code, out, _ = hc("show", str(runs_dir / "cmp"), "fx-hello")
     assert code == 0
     assert "fx-hello.1 · naive · passed" in out and "fx-hello.1 · climber · passed" in out
+    commit = source_commit()  # which code ran each trial, where known
+    assert commit is None or f"fx-hello.1 · naive · passed · {commit}" in out
     assert "answer: Let me think about <this> first & then act." in out  # verbatim
     assert "parse error: no_valid_format" in out
     assert 'call: write_file {"path": "/app/hello.txt"' in out

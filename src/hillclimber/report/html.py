@@ -142,6 +142,8 @@ def _step_html(step: Step) -> str:
 def _info_line(trial: TrialResult) -> str:
     info = trial.agent_info
     parts = [f"exit {trial.exit_reason.value}", f"feedback {trial.feedback}"]
+    if trial.commit:
+        parts.append(f"commit {trial.commit}")
     if trial.evaluation is not None:
         parts.append(f"tests {trial.evaluation.tests_passing}/{trial.evaluation.tests_total}")
     if "loop_exit" in info:

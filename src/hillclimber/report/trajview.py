@@ -96,6 +96,8 @@ def _system_step(step: Step) -> list[RenderableType]:
 
 def trial_view(run: RunData, trial: TrialResult) -> Group:
     title = f"{trial.trial} · {run.label} · {trial.exit_reason.value}"
+    if trial.commit:  # which code ran it (a resumed run may hold trials of two commits)
+        title += f" · {trial.commit}"
     parts: list[RenderableType] = [Rule(title), Text(trial.message or "", style="dim")]
     if trial.image is not None:  # which image the trial ran in, and what stood in for its base
         parts.append(Text(trial.image.note, style="dim"))
