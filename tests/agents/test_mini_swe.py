@@ -12,7 +12,7 @@ import pytest
 from hillclimber.agents import AgentContext, make_agent
 from hillclimber.agents.mini_swe import SUBMIT, TRAJECTORY, SandboxEnvironment
 from hillclimber.compare import load_setting, plan, served
-from hillclimber.errors import HillclimberError, ModelUnavailable
+from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.loaders import load_task
 from hillclimber.models import ModelConfig
 from hillclimber.results import read_trial
@@ -46,6 +46,25 @@ def test_its_submit_line_ends_the_run(tmp_path: Path) -> None:
         env.execute({"command": f"echo {SUBMIT}; echo done"})
     assert raised.value.messages[0]["extra"]["submission"] == "done\n"
     assert env.execute({"command": f"echo {SUBMIT}; false"})["returncode"] == 1
+
+
+def test_its_model_calls_keep_within_the_agents_time(tmp_path: Path) -> None:
+    """No call starts once the agent's time is up, and that stops its retries too (ten, each
+    waiting its timeout, kept a 120 s trial running for 25 minutes on a slow server)."""
+    from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+
+    from hillclimber.agents.mini_swe import within_time
+
+    sandbox, _ = isolated_sandbox(tmp_path)
+    task = load_task(FIXTURES / "tb2" / "fx-hello")
+    ctx = AgentContext(task, sandbox, time.monotonic() - 1, tmp_path / "logs")
+    model = within_time(LitellmTextbasedModel, ctx)(
+        model_name="openai/x", model_kwargs={"api_base": "http://127.0.0.1:9", "timeout": 300}
+    )
+    started = time.monotonic()
+    with pytest.raises(AgentTimeout):
+        model.query([{"role": "user", "content": "hi"}])
+    assert time.monotonic() - started < 5  # not one retry waited
 
 
 def test_it_reaches_its_model_over_http_only() -> None:

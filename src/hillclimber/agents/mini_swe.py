@@ -7,7 +7,9 @@ verifier, so its numbers sit beside our presets' in one `compare`.
   asks for tool calls, which llama.cpp's server does not return for these models' chat
   templates: every answer would be a format error.
 - Its model is its own `LitellmTextbasedModel` on the served model (`models serve`, started by
-  `compare`), at temperature 0 as our presets ask.
+  `compare`), at temperature 0 as our presets ask; each call waits at most the agent's time
+  left, and none starts once it is up (its retries — ten, a timeout each — kept a fixture
+  trial of 120 s running for over 25 minutes on a slow server).
 - Its environment is our sandbox behind its `Environment` interface: each command runs in the
   trial's sandbox, from the task's working folder, within the agent's time.
 - Its trajectory is kept in the trial folder (`logs/agent/mini-swe-agent.traj.json`).
@@ -20,7 +22,7 @@ from __future__ import annotations
 import os
 import platform
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
@@ -138,7 +140,7 @@ class MiniSweAgent:
         environment = SandboxEnvironment(
             ctx, config.get("environment", {}).get("env", {}), COMMAND_TIMEOUT_SEC
         )
-        model = LitellmTextbasedModel(**model_config)  # type: ignore[no-untyped-call]
+        model = within_time(LitellmTextbasedModel, ctx)(**model_config)
         agent = DefaultAgent(model, environment, **agent_config)
         try:
             result = agent.run(ctx.task.instruction)
@@ -150,6 +152,26 @@ class MiniSweAgent:
             info=_info(agent, str(result.get("exit_status", ""))),
             timed_out=result.get("exit_status") == "TimeExceeded",
         )
+
+
+def within_time(model_class: Any, ctx: AgentContext) -> Any:
+    """Its model class, each call given at most the agent's time left and none started once
+    it is up (`AgentTimeout`, which also stops its retries)."""
+
+    class WithinTime(model_class):  # type: ignore[misc]
+        abort_exceptions: ClassVar[list[type[Exception]]] = [
+            *model_class.abort_exceptions,
+            AgentTimeout,
+        ]
+
+        def _query(self, messages: list[dict[str, str]], **kwargs: Any) -> Any:
+            left = ctx.remaining()
+            if left <= 0:
+                raise AgentTimeout("the agent's time ran out before a model call")
+            given = float(self.config.model_kwargs.get("timeout") or left)
+            return super()._query(messages, **{**kwargs, "timeout": max(min(given, left), 1.0)})
+
+    return WithinTime
 
 
 def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:
