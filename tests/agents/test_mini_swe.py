@@ -76,7 +76,10 @@ def test_it_reaches_its_model_over_http_only() -> None:
 @pytest.mark.model
 def test_mini_swe_agent_runs_a_fixture_task_on_the_served_model(tmp_path: Path) -> None:
     task = load_task(FIXTURES / "tb2" / "fx-hello")
-    base = run_config([task], agent="harness", model=ModelConfig(spec="local"), n_concurrent=1)
+    # three times the task's time: a call that has not come back when the time is up ends the
+    # trial without an answer (as it should), and a shared CPU must not make that the rule
+    base = run_config([task], agent="harness", model=ModelConfig(spec="local"), n_concurrent=1,
+                      agent_timeout_multiplier=3.0)  # fmt: skip
     _, [run] = plan(base, [load_setting("mini-swe-agent")], [task], tmp_path / "cmp")
     try:
         with served(run) as job:
