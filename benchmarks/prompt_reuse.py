@@ -55,10 +55,6 @@ def _offered(messages: list[dict[str, str]]) -> tuple[list[str], list[str]] | No
     return None
 
 
-def _tools_block(names: list[str]) -> str:
-    return describe(tool_list(names))
-
-
 def laid_out(
     messages: list[dict[str, str]], now: list[str], known: list[str], *, at_end: bool
 ) -> list[Message]:
@@ -71,7 +67,7 @@ def laid_out(
     described = len(list(itertools.takewhile(lambda line: line.startswith("- "), rest)))
     head = system[: old.start()] + f"The ONLY tools you may call are: {', '.join(shown)}."
     kept = rest[described:]
-    system = "\n".join([head + " Any other name fails.", _tools_block(shown), *kept])
+    system = "\n".join([head + " Any other name fails.", describe(tool_list(shown)), *kept])
     last = NOW.sub("", last)
     if at_end and now != known and ASK in last:
         last = last.replace(ASK, f" This turn you may call ONLY: {', '.join(now)}.{ASK}")

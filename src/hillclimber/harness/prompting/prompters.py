@@ -114,8 +114,8 @@ class TurnView:
 
 def harness_notes(view: TurnView) -> tuple[tuple[str, str], ...]:
     """The turn's feedback (a verification that failed, a refusal, a weak pass to judge), the
-    progress of the checks and the hint, as (label, text) for a conversation to show after its
-    last output."""
+    progress of the checks, the hint and the turn's tools where they are fewer than the
+    trial's, as (label, text) for a conversation to show after its last output."""
     notes = [("", line) for line in view.feedback]
     if view.progress:
         notes.append(("Progress: ", view.progress))
