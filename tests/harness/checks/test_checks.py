@@ -419,6 +419,20 @@ def test_a_command_offered_as_a_way_to_try_is_no_requirement(
     assert not [n for n in names(instruction, files, tmp_path) if "succeeds" in n]
 
 
+@pytest.mark.parametrize(
+    "instruction",
+    [
+        "The project at `/app/project` fails to build. Fix it so it builds; write /app/fix.txt.",
+        "Fix the build of `/app/project` and run the tests; save a note to /app/fix.txt.",
+    ],
+)
+def test_a_folder_named_where_a_build_is_said_is_no_command(
+    instruction: str, tmp_path: Path
+) -> None:
+    files = {"project/main.c": "int main(void) { return 0; }\n"}
+    assert not [n for n in names(instruction, files, tmp_path) if "succeeds" in n]
+
+
 def test_a_goal_check_that_already_passes_is_dropped(tmp_path: Path) -> None:
     sandbox, root = host_sandbox(tmp_path)
     (root / "hello.txt").write_text("Hello\n")

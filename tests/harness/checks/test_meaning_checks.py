@@ -114,6 +114,9 @@ def test_a_script_called_executable_must_be_executable(instruction: str, tmp_pat
         "Fix the repo so that `git commit -m x` prints `1 file changed`.",
         # a file already there is not a new script to make executable
         "The existing /app/doc.txt is not executable; leave it so.",
+        # a data file named beside the program the build makes is not that program
+        "The build must produce a working executable. Save your notes to /app/fix.txt.",
+        "Make sure the executable runs, then write the result to /app/result.json.",
     ],
 )
 def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: Path) -> None:

@@ -149,7 +149,7 @@ def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Chec
     for index, sentence in enumerate(said):
         found += _new_files(sentence, here, written, said)
         found += _copies(sentence, here)
-        found += _commands(sentence)
+        found += _commands(sentence, here)
         if FORBID.search(" ".join(sentence.text.split())):
             continue  # "Do not change …": the invariants say it
         targets = sentence.paths or _subject(said, index)
@@ -380,9 +380,16 @@ def _script_outputs(said: list[Sentence], here: Workspace) -> list[Check]:
     return checks
 
 
-def _commands(sentence: Sentence) -> list[Check]:
-    """Commands the sentence says to run or build with (`make`, `gcc -o …`, a test run)."""
+def _commands(sentence: Sentence, here: Workspace) -> list[Check]:
+    """Commands the sentence says to run or build with (`make`, `gcc -o …`, a test run); not
+    a folder that is there ("the project at `/workspace/parallel_compute` … runs")."""
     if not sentence.has(*_RUN) or _OFFERED.search(sentence.text):
         return []
-    quoted = [*sentence.code, *([sentence.block] if sentence.block else [])]
-    return [CommandSucceeds(c.strip()) for c in quoted if runnable(c.strip())]
+    quoted = [c.strip() for c in (*sentence.code, *([sentence.block] if sentence.block else []))]
+    return [CommandSucceeds(c) for c in quoted if runnable(c) and not _a_folder(c, here)]
+
+
+def _a_folder(command: str, here: Workspace) -> bool:
+    """Whether the whole command is one path, to a folder that is there."""
+    words = command.split()
+    return len(words) == 1 and (info := here.info(words[0])) is not None and info.kind == "dir"

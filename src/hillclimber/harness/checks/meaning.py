@@ -235,12 +235,14 @@ def _examples(said: list[Sentence], workdir: str) -> Iterator[Check]:
 
 
 def _executables(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
-    """A file to make that the instruction calls executable must be executable."""
+    """A file to make that the instruction calls executable must be executable; not a data
+    file the same sentence names ("produces a working executable … Save your solution to
+    `/workspace/fix.txt`")."""
     for sentence in said:
         if not sentence.has("executable"):
             continue
         for path in sentence.paths:
-            if path in new_files and posixpath.basename(path):
+            if path in new_files and posixpath.basename(path) and not _FOLDER_OR_DATA.search(path):
                 yield FileExecutable(path)
 
 
