@@ -69,6 +69,8 @@ def test_a_json_example_checks_the_kinds_of_values_and_array_items(tmp_path: Pat
         "the top[0].port is a string, not a number",
     )
     assert outcome(check, tmp_path, '[{"port": null, "command": "a"}]')[0]  # null: anything
+    # but a file that is null as a whole is no array (the 1.5B wrote `null`, and stood by it)
+    assert outcome(check, tmp_path, "null") == (False, "it is null, not an array")
     counted = FileMatchesJson("/app/ports.json", example, items=2)
     assert outcome(counted, tmp_path, '[{"port": 1, "command": "a"}]') == (
         False,

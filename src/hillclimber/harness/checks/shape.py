@@ -314,9 +314,12 @@ class FileMatchesJson(TextCheck):
             found = json.loads(text)
         except ValueError as err:
             return Outcome(False, f"not JSON: {str(err)[:60]}")
-        wrong = _mismatch(json.loads(self.example), found, "the top")
+        example = json.loads(self.example)
+        if found is None and example is not None:  # a null inside may be a missing value
+            return Outcome(False, f"it is null, not {_kind(example)}")
+        wrong = _mismatch(example, found, "the top")
         if not wrong and self.items and isinstance(found, list) and len(found) != self.items:
             wrong = f"{len(found)} items, not {self.items}"
-        if not wrong and found == [] and json.loads(self.example) and not self.empty:
+        if not wrong and found == [] and example and not self.empty:
             wrong = "an empty array, where the example's has items"
         return Outcome(not wrong, wrong or "")
