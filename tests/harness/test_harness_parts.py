@@ -165,6 +165,9 @@ def test_plan_from_answers_and_its_state() -> None:
     said = '{"steps": ["read_file", "cat a.txt", "read_file", "cat a.txt", " run_command "]}'
     assert [s.text for s in Plan.from_answer(said).steps] == ["cat a.txt"]
     assert [s.text for s in Plan.from_answer('["read_file"]').steps] == ["Do the task"]
+    # names of tools the model made up (the 1.5B then calls them): no steps either
+    made_up = '{"steps": ["read_file", "parse_csv", "clean_data", "make", "sort by id"]}'
+    assert [s.text for s in Plan.from_answer(made_up).steps] == ["make", "sort by id"]
 
 
 # -- tools ----------------------------------------------------------------------------------

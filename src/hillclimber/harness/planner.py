@@ -8,6 +8,7 @@ run out and the task is not verified yet.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -21,6 +22,9 @@ from hillclimber.models.base import CompletionRequest, Message, OutputConstraint
 StepStatus = Literal["pending", "in_progress", "done", "failed"]
 MAX_STEPS = 6
 RESULT_CHARS = 50
+_NAME_ALONE = re.compile(r"[a-z][a-z0-9]*(?:_[a-z0-9]+)+")
+"""A step that is one snake_case name (`parse_csv`, `clean_data`): a tool the model made up,
+which the worker then calls."""
 
 PLAN_SCHEMA = {
     "type": "object",
@@ -57,16 +61,18 @@ class Plan:
 
     @classmethod
     def from_answer(cls, text: str) -> Plan:
-        """Steps from the supervisor's answer, each once and none a tool's bare name;
-        forgiving of broken JSON; never empty."""
+        """Steps from the supervisor's answer, each once and none a tool's bare name (ours or
+        one made up); forgiving of broken JSON; never empty."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
             data = json_repair.loads(text)
         raw = data.get("steps") if isinstance(data, dict) else data
         texts = [clip(str(s).strip(), 160) for s in raw] if isinstance(raw, list) else []
-        # a tool's name alone ("read_file" six times) is no step; nor is a step said again
-        items = list(dict.fromkeys(t for t in texts if t and t not in TOOLS))
+        # a tool's name alone ("read_file" six times, "parse_csv") is no step; nor is a step
+        # said again
+        steps = (t for t in texts if t and t not in TOOLS and not _NAME_ALONE.fullmatch(t))
+        items = list(dict.fromkeys(steps))
         if not items:
             items = ["Do the task"]
         return cls([PlanStep(t) for t in items[:MAX_STEPS]])
