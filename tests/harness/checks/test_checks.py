@@ -422,6 +422,29 @@ def test_a_command_offered_as_a_way_to_try_is_no_requirement(
 @pytest.mark.parametrize(
     "instruction",
     [
+        "Write the count to /app/count.txt. The sorted file (`/app/sorted.bed`) must be created"
+        " with the rows in order.",
+        "Write the count to /app/count.txt.\n\nSuccess criteria:\n- File exists at /app/sorted.bed",
+        "Write the count to /app/count.txt. The sorted rows are saved to `/app/sorted.bed`.",
+    ],
+)
+def test_a_file_said_to_be_made_in_the_passive_must_exist(instruction: str, tmp_path: Path) -> None:
+    found = names(instruction, {"rows.bed": "chr2\t1\t2\nchr1\t1\t2\n"}, tmp_path)
+    assert "/app/sorted.bed exists and is not empty" in found
+
+
+def test_a_file_said_to_exist_that_is_there_is_an_input(tmp_path: Path) -> None:
+    instruction = (
+        "A lock file exists at /app/backup.lock. Write the lock's owner to /app/owner.txt."
+    )
+    found = names(instruction, {"backup.lock": "pid 42\n"}, tmp_path)
+    assert "/app/owner.txt exists and is not empty" in found
+    assert not [n for n in found if n.startswith("/app/backup.lock")]
+
+
+@pytest.mark.parametrize(
+    "instruction",
+    [
         "The project at `/app/project` fails to build. Fix it so it builds; write /app/fix.txt.",
         "Fix the build of `/app/project` and run the tests; save a note to /app/fix.txt.",
     ],
