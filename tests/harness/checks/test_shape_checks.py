@@ -78,6 +78,23 @@ def test_a_json_example_checks_the_kinds_of_values_and_array_items(tmp_path: Pat
     )
 
 
+def test_a_json_answer_with_no_value_in_it_is_no_answer(tmp_path: Path) -> None:
+    """`{"distributions": []}` (the 1.5B's answer, stood by) is the example's skeleton; one
+    empty list among values may be right."""
+    example = '{"distributions": [{"fixed_bits": 3.0, "entropy_bits": 2.2}]}'
+    check = FileMatchesJson("/app/out.json", example)
+    assert outcome(check, tmp_path, '{"distributions": []}') == (
+        False,
+        "it holds no value: its arrays are empty, where the example's have items",
+    )
+    two = FileMatchesJson("/app/out.json", '{"rows": [1], "names": ["a"], "total": 1}')
+    assert outcome(two, tmp_path, '{"rows": [], "names": [], "total": 0}')[0]
+    nested = FileMatchesJson("/app/out.json", '{"groups": [{"rows": ["a"]}]}')
+    assert not outcome(nested, tmp_path, '{"groups": [{"rows": []}]}')[0]
+    allowed = FileMatchesJson("/app/out.json", '{"groups": ["a"]}', empty=True)
+    assert outcome(allowed, tmp_path, '{"groups": []}')[0]  # "empty if none"
+
+
 def test_keys_that_are_data_are_not_demanded(tmp_path: Path) -> None:
     """`{"10.0.0.1": 3}`, `{"user1": …}`: a map; only its values' form is kept."""
     check = FileMatchesJson("/app/hits.json", '{"10.0.0.1": 3, "10.0.0.2": 5}')

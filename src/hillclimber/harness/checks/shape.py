@@ -322,4 +322,17 @@ class FileMatchesJson(TextCheck):
             wrong = f"{len(found)} items, not {self.items}"
         if not wrong and found == [] and example and not self.empty:
             wrong = "an empty array, where the example's has items"
+        elif not wrong and _hollow(found) and not _hollow(example) and not self.empty:
+            wrong = "it holds no value: its arrays are empty, where the example's have items"
         return Outcome(not wrong, wrong or "")
+
+
+def _hollow(value: object) -> bool:
+    """JSON with no value in it: only empty arrays and objects (`{"results": []}`). One of a
+    list's values may rightly be empty; all of them, where the example shows some, is a
+    skeleton of the answer."""
+    if isinstance(value, dict):
+        return all(_hollow(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_hollow(v) for v in value)
+    return False
