@@ -11,6 +11,7 @@ import pytest
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.base import CheckContext
 from hillclimber.harness.checks.fields import FileHasFields
+from hillclimber.harness.checks.kinds import FileParses
 from hillclimber.harness.checks.lines import (
     FileHasHeader,
     FileLineCount,
@@ -446,3 +447,24 @@ def test_a_line_form_quoted_in_a_sentence_checks_every_line(
     assert outcome(check, tmp_path, right) == (True, "")
     passed, detail = outcome(check, tmp_path, wrong)
     assert not passed and detail.startswith("the line ")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "passes"),
+    [
+        ("play.yml", "- name: setup\n  hosts: all\n", True),
+        ("k8s.yaml", "kind: A\n---\nkind: B\n", True),  # several documents
+        ("play.yml", "Your corrected playbook content here", False),  # a line of words
+        ("conf.yaml", "", False),
+        ("out.json", '{"a": 1}', True),
+        ("out.json", "[1, 2]", True),
+        ("out.json", "7", True),
+        ("out.json", "null", False),
+        ("out.json", '"The content of the file."', False),
+    ],
+)
+def test_a_parsing_check_wants_data_not_a_plain_value(
+    name: str, text: str, passes: bool, tmp_path: Path
+) -> None:
+    fmt = "yaml" if name.endswith(("yml", "yaml")) else "json"
+    assert outcome(FileParses(f"/app/{name}", fmt), tmp_path, text)[0] is passes

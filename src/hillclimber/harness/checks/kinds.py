@@ -270,11 +270,25 @@ def _csv(text: str) -> None:
         raise ValueError("rows have different numbers of fields")
 
 
+def _json(text: str) -> None:
+    data = json.loads(text)
+    if data is None or isinstance(data, str):
+        raise ValueError("it holds only null or one string, no JSON data")
+
+
+def _yaml(text: str) -> None:
+    """Every document a mapping or a list (`---` may part several): a plain line of words is
+    valid YAML too ("Your corrected playbook content here"), and never the file asked for."""
+    documents = [d for d in yaml.safe_load_all(text) if d is not None]
+    if not documents or not all(isinstance(d, dict | list) for d in documents):
+        raise ValueError("it holds no YAML mapping or list, only plain text")
+
+
 _PARSERS: dict[str, Callable[[str], object]] = {
-    "json": json.loads,
+    "json": _json,
     "toml": tomllib.loads,
     "csv": _csv,
-    "yaml": yaml.safe_load,
+    "yaml": _yaml,
 }
 
 
