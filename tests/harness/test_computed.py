@@ -12,7 +12,14 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.climbing.computed import SYSTEM, _command, into
+from hillclimber.harness.climbing.computed import (
+    PROGRAM_SYSTEM,
+    SYSTEM,
+    _command,
+    into,
+    program_in,
+    run_program,
+)
 from hillclimber.harness.completion.agreement import _ran_before, unredirected
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel
@@ -31,7 +38,7 @@ def run_agent(
     (workspace / "data.txt").write_text("a\nb\nc\n")
     task = Task(id="count", instruction=COUNT, format=TaskFormat.INLINE)
     chosen = {"planner": False, "probe_commands": False, "propose": False, "agreement": False,
-              "computed": 2, "candidates": 2, **settings}  # fmt: skip
+              "computed": 2, "candidates": 2, "compute_with": "command", **settings}  # fmt: skip
     config = preset("climber", **chosen)
     log_dir = tmp_path / "log"
     log_dir.mkdir()
@@ -154,3 +161,51 @@ def test_the_models_word_does_not_confirm_a_computed_answer(tmp_path: Path) -> N
     assert outcome.info["loop_exit"] == "unconfirmed"
     told = model.requests[4].messages[-1].content
     assert "No second way of working it out agreed with it: check its values" in told
+
+
+def test_a_computed_answer_may_be_asked_as_a_python_program(tmp_path: Path) -> None:
+    """`compute_with = "program"`: the program runs from a here-document (nothing of it is
+    left in the workspace), and the prompt shows the input's first lines."""
+    program = "```python\nwith open('/app/data.txt') as f:\n    print(len(f.readlines()))\n```"
+    outcome, model, workspace = run_agent(tmp_path, [WRONG, program], compute_with="program")
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "verified" and outcome.info["computed"] == 1
+    assert (workspace / "count.txt").read_text().strip() == "3"
+    asked = model.requests[1]
+    assert asked.messages[0].content == PROGRAM_SYSTEM
+    assert "Write a short Python 3 program" in asked.messages[-1].content
+    assert "The input files begin:\n--- /app/data.txt ---\na\nb\nc" in asked.messages[-1].content
+    assert sorted(p.name for p in workspace.iterdir()) == ["count.txt", "data.txt"]
+
+
+def test_a_failed_program_is_told_by_its_error_line(tmp_path: Path) -> None:
+    broken = "```python\nimport sys\nprint(lines)\n```"
+    answers = [WRONG, broken, WRONG, "grep -c . /app/data.txt"]  # a command comes instead
+    outcome, model, workspace = run_agent(tmp_path, answers, compute_with="program")
+    model.assert_complete()
+    again = model.requests[3].messages[-1].content
+    assert "Your last program failed: NameError: name 'lines' is not defined." in again
+    assert "Write a better program." in again
+    assert (workspace / "count.txt").read_text().strip() == "3"
+    assert outcome.info["loop_exit"] == "verified"
+
+
+@pytest.mark.parametrize(
+    ("answer", "program"),
+    [
+        ("```python\nprint(3)\n```", "print(3)"),
+        ("```\nimport json\nprint(json.dumps([1]))", "import json\nprint(json.dumps([1]))"),
+        ("import sys\nprint(sys.argv)", "import sys\nprint(sys.argv)"),  # no fence, compiles
+        ("```python\nfor x in [1]:\nprint(x)\n```", "for x in [1]:\nprint(x)"),  # run, told
+        ("Here is the program you asked for.", ""),
+        ("```bash\nwc -l < data.txt\n```", ""),  # a command: run as one
+    ],
+)
+def test_the_program_of_an_answer(answer: str, program: str) -> None:
+    assert program_in(answer) == program
+
+
+def test_a_program_runs_from_a_here_document() -> None:
+    assert run_program("print(1)", "/app/a b.txt") == (
+        "python3 - > '/app/a b.txt' <<'HILLCLIMBER_PROGRAM'\nprint(1)\nHILLCLIMBER_PROGRAM"
+    )

@@ -122,6 +122,9 @@ class Climbing(_Settings):
     """While no candidate passes every check, ask up to this many times a trial for one shell
     command that works the answer file out from the input, and try it with its output sent to
     that file (`climbing/computed.py`). 0: never."""
+    compute_with: Literal["command", "program"] = "command"
+    """What a computed answer is asked as: one shell command, or a short Python program
+    (where the sandbox has python3; run from a here-document, its output sent to the file)."""
     dynamic_tools: bool = False
     """Offer the tools the state calls for: after a write, only checking (when checks do not
     run by themselves); when stuck, every acting tool and no read_file."""

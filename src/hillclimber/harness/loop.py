@@ -15,9 +15,10 @@ from functools import partial
 from hillclimber.errors import AgentTimeout, ContextExceeded
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
+from hillclimber.harness.acting.probe import probe_commands
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
-from hillclimber.harness.climbing.computed import Computer
+from hillclimber.harness.climbing.computed import Computer, input_heads
 from hillclimber.harness.climbing.step import Climb, ClimbStep
 from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate, Told
@@ -380,7 +381,12 @@ class AgentLoop:
         asks = self.config.climbing.computed
         if not asks or not self.answers or not (self.inputs or self.protected):
             return None
-        return Computer(self.asker, self.instruction, self.answers, asks=asks)
+        sandbox = self.env.sandbox
+        program = self.config.climbing.compute_with == "program" and probe_commands(
+            sandbox, ("python3",)
+        ).get("python3", False)
+        heads = input_heads(sandbox, sorted(self.inputs or self.protected))
+        return Computer(self.asker, self.instruction, self.answers, asks, program, heads)
 
 
 def _counted(agreement: Agreement, verify: Callable[[], Evaluation]) -> Evaluation:
