@@ -170,6 +170,18 @@ def test_plan_from_answers_and_its_state() -> None:
     assert [s.text for s in Plan.from_answer(made_up).steps] == ["make", "sort by id"]
 
 
+def test_a_plan_that_never_writes_the_answer_ends_in_writing_it() -> None:
+    plan = Plan.from_answer('{"steps": ["Read /app/log.txt", "Count the errors"]}')
+    plan.ends_in(["/app/report.json", "/app/other.txt"])
+    assert plan.steps[-1].text == "Write /app/report.json in the form the task asks"
+    named = Plan.from_answer('{"steps": ["Read the log", "Save the counts to report.json"]}')
+    named.ends_in(["/app/report.json"])
+    assert len(named.steps) == 2
+    alone = Plan.from_answer('{"steps": ["Read the log"]}')
+    alone.ends_in([])
+    assert len(alone.steps) == 1
+
+
 # -- tools ----------------------------------------------------------------------------------
 
 

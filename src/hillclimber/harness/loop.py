@@ -350,6 +350,7 @@ class AgentLoop:
             feedback=feedback,
             previous=self.plan,
             skills=self.skill_text,
+            answers=self.answers,
         )
         self.events.emit(PlanMade(self.turn, tuple(s.text for s in self.plan.steps)))
 
