@@ -426,6 +426,7 @@ def test_a_command_offered_as_a_way_to_try_is_no_requirement(
         " with the rows in order.",
         "Write the count to /app/count.txt.\n\nSuccess criteria:\n- File exists at /app/sorted.bed",
         "Write the count to /app/count.txt. The sorted rows are saved to `/app/sorted.bed`.",
+        "Write the count to /app/count.txt, then document it by saving them to /app/sorted.bed.",
     ],
 )
 def test_a_file_said_to_be_made_in_the_passive_must_exist(instruction: str, tmp_path: Path) -> None:

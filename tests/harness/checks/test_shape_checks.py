@@ -468,3 +468,16 @@ def test_a_parsing_check_wants_data_not_a_plain_value(
 ) -> None:
     fmt = "yaml" if name.endswith(("yml", "yaml")) else "json"
     assert outcome(FileParses(f"/app/{name}", fmt), tmp_path, text)[0] is passes
+
+
+def test_a_form_shown_twice_is_the_first_files(tmp_path: Path) -> None:
+    """The template, then "Example output format:" after a field described by another new
+    file (the binary whose size it holds): both blocks are the report's form."""
+    instruction = (
+        "Strip /app/tool and save the result to /app/tool.small. Then document it by saving a"
+        " report to /app/report.txt with exactly this format:\n\n```\nbefore=XX\nafter=YY\n```\n\n"
+        "Where:\n- `after`: the size of /app/tool.small in bytes\n\n"
+        "Example output format:\n```\nbefore=100\nafter=40\n```\n"
+    )
+    names = [c.name for c in form_checks(instruction, tmp_path, {"tool": "binary\n"})]
+    assert names == ["/app/report.txt has a line for each of before= after="]

@@ -69,7 +69,8 @@ keep a file out of the read-only inputs (`instruction._CHANGES`) on purpose: eac
 toward what cannot block a right answer, fewer checks here, fewer refusals there."""
 _MAKE = ("write", "writes", "create", "creates", "save", "saves", "store", "produce",
          "generate", "output", "put", "add", "copy", "convert", "list", "written", "created",
-         "saved", "stored", "produced", "generated", "exists", "exist")  # fmt: skip
+         "saved", "stored", "produced", "generated", "writing", "creating", "saving", "storing",
+         "exists", "exist")  # fmt: skip
 """Verbs that say a file is to be made; said of a file that is not there yet, "must be created"
 or "exists at" (the success criteria's words) too: a file there at the start is an input."""
 _FORMATS = {".json": "json", ".csv": "csv", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}

@@ -73,12 +73,19 @@ _ITEMS = re.compile(
 def shape_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """The form checks of an instruction's examples and stated line counts."""
     counts = dict(_stated_counts(said, new_files, _ITEMS))
+    shown: dict[tuple[str, str], str] = {}
+    """Each form an example showed, without its file, and that file: a form shown again (the
+    template, then "Example output format:") is the first file's, whatever file the sentences
+    between name (a field's description names the binary whose size it holds)."""
     for index, output in examples(said, new_files):
         if any(_ILLUSTRATIVE.search(later.text) for later in said[index + 1 : index + 3]):
             continue  # "the actual field names will be different"
         block = said[index].block or ""
         json_wanted = _json_wanted(said, index, output)
-        yield from _example_checks(block, output, json_wanted, counts.get(output), prose(said))
+        for check in _example_checks(block, output, json_wanted, counts.get(output), prose(said)):
+            form = (type(check).__name__, check.name.replace(output, ""))
+            if shown.setdefault(form, output) == output:
+                yield check
     stated = [*_stated_counts(said, new_files, _LINES), *_counted_lines(said, new_files)]
     for output, lines in dict(stated).items():
         if not is_code(output):  # "prints exactly 4 lines" of a script: its output's
