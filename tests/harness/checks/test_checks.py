@@ -434,6 +434,17 @@ def test_a_file_said_to_be_made_in_the_passive_must_exist(instruction: str, tmp_
     assert "/app/sorted.bed exists and is not empty" in found
 
 
+def test_a_file_the_setting_says_exists_is_no_file_to_make(tmp_path: Path) -> None:
+    """Missing from the task's files or not, "A … file exists at" describes the setting."""
+    instruction = (
+        "A workload file exists at `/app/spec.json` containing the requests.\n"
+        "**Setup:** An index exists at /app/index.txt.\nWrite the plan to /app/plan.json."
+    )
+    found = names(instruction, {}, tmp_path)
+    assert "/app/plan.json exists and is not empty" in found
+    assert not [n for n in found if n.startswith(("/app/spec.json", "/app/index.txt"))]
+
+
 def test_a_file_said_to_exist_that_is_there_is_an_input(tmp_path: Path) -> None:
     instruction = (
         "A lock file exists at /app/backup.lock. Write the lock's owner to /app/owner.txt."

@@ -69,10 +69,13 @@ keep a file out of the read-only inputs (`instruction._CHANGES`) on purpose: eac
 toward what cannot block a right answer, fewer checks here, fewer refusals there."""
 _MAKE = ("write", "writes", "create", "creates", "save", "saves", "store", "produce",
          "generate", "output", "put", "add", "copy", "convert", "list", "written", "created",
-         "saved", "stored", "produced", "generated", "writing", "creating", "saving", "storing",
-         "exists", "exist")  # fmt: skip
+         "saved", "stored", "produced", "generated", "writing", "creating", "saving",
+         "storing")  # fmt: skip
 """Verbs that say a file is to be made; said of a file that is not there yet, "must be created"
-or "exists at" (the success criteria's words) too: a file there at the start is an input."""
+too: a file there at the start is an input."""
+_SETTING = re.compile(r"^[\s>*#\d.-]*(?:\*\*[^*]*\*\*:?\s*)?an?\s", re.I)
+"""`A workload file exists at …`: the task's setting (the file may be missing from it), not
+what the result must have ("- The file `/tmp/out.json` exists")."""
 _FORMATS = {".json": "json", ".csv": "csv", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
 _SCRIPTS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 _RUN = ("run", "running", "build", "builds", "built", "crashes", "fails", "execute", "compile")
@@ -198,7 +201,8 @@ def _new_files(
     """Files a sentence says to make (`write`, `create`, `save` … or `into FILE`) that are not
     there yet: to exist, parse, and hold a quoted block."""
     checks: list[Check] = []
-    if not sentence.has(*_MAKE) and " into " not in sentence.text:
+    exists = sentence.has("exists", "exist") and not _SETTING.match(sentence.text)
+    if not sentence.has(*_MAKE) and " into " not in sentence.text and not exists:
         return checks
     for path in sentence.paths:
         if not _is_named_file(path) or here.info(path) is not None:
