@@ -16,6 +16,7 @@ from hillclimber.harness.climbing.computed import (
     PROGRAM_SYSTEM,
     SYSTEM,
     _command,
+    input_heads,
     into,
     program_in,
     run_program,
@@ -174,8 +175,17 @@ def test_a_computed_answer_may_be_asked_as_a_python_program(tmp_path: Path) -> N
     asked = model.requests[1]
     assert asked.messages[0].content == PROGRAM_SYSTEM
     assert "Write a short Python 3 program" in asked.messages[-1].content
+    assert "Python modules here: the standard library" in asked.messages[-1].content
     assert "The input files begin:\n--- /app/data.txt ---\na\nb\nc" in asked.messages[-1].content
     assert sorted(p.name for p in workspace.iterdir()) == ["count.txt", "data.txt"]
+
+
+def test_the_heads_of_inputs_of_any_size_are_shown(tmp_path: Path) -> None:
+    sandbox, workspace = host_sandbox(tmp_path)
+    (workspace / "big.log").write_text("".join(f"line {n}\n" for n in range(100_000)))
+    (workspace / "blob.bin").write_bytes(b"\x00\x01" * 100)
+    heads = input_heads(sandbox, ["/app/big.log", "/app/blob.bin", "/app/none.txt"])
+    assert heads == "--- /app/big.log ---\nline 0\nline 1\nline 2\nline 3\nline 4"
 
 
 def test_a_failed_program_is_told_by_its_error_line(tmp_path: Path) -> None:

@@ -6,7 +6,13 @@ from typing import Any
 import pytest
 
 from hillclimber.harness.acting.diagnosis import FailureKind, RecoveryTracker, classify
-from hillclimber.harness.acting.probe import COMMON_COMMANDS, availability_note, probe_commands
+from hillclimber.harness.acting.probe import (
+    COMMON_COMMANDS,
+    availability_note,
+    modules_note,
+    probe_commands,
+    probe_modules,
+)
 from hillclimber.harness.acting.tools import ToolResult
 from hillclimber.sandbox import (
     CommandResult,
@@ -425,3 +431,17 @@ def test_availability_note() -> None:
     assert note == "Commands here: python3, gcc. Not installed: node, cargo."
     assert availability_note({"python3": True}) == "Commands here: python3."
     assert availability_note({}) == ""
+
+
+def test_probe_of_python_modules_with_one_command(sandbox: CountingSandbox) -> None:
+    found = probe_modules(sandbox, ("json", "no_such_module_xyz"))  # type: ignore[arg-type]
+    assert found == {"json": True, "no_such_module_xyz": False}
+    assert len(sandbox.commands) == 1
+    with pytest.raises(ValueError, match="not module names"):
+        probe_modules(sandbox, ["os; import shutil"])  # type: ignore[arg-type]
+
+
+def test_modules_note() -> None:
+    note = modules_note({"pandas": True, "yaml": False, "numpy": False})
+    assert note == "Python modules here: the standard library, pandas. Not installed: yaml, numpy."
+    assert modules_note({}) == "Python modules here: the standard library."

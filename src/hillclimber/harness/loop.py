@@ -15,7 +15,7 @@ from functools import partial
 from hillclimber.errors import AgentTimeout, ContextExceeded
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
-from hillclimber.harness.acting.probe import probe_commands
+from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.computed import Computer, input_heads
@@ -387,7 +387,8 @@ class AgentLoop:
             sandbox, ("python3",)
         ).get("python3", False)
         heads = input_heads(sandbox, sorted(self.inputs or self.protected))
-        return Computer(self.asker, self.instruction, self.answers, asks, program, heads)
+        modules = modules_note(probe_modules(sandbox)) if program else ""
+        return Computer(self.asker, self.instruction, self.answers, asks, program, heads, modules)
 
 
 def _counted(agreement: Agreement, verify: Callable[[], Evaluation]) -> Evaluation:

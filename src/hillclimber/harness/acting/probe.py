@@ -1,7 +1,8 @@
 """What is installed in the sandbox, probed once per trial with one command.
 
 The model is told up front which common commands it has and which it has not, instead of a
-hard-coded list: images differ.
+hard-coded list: images differ. Likewise which common Python modules a program may import
+(the 1.5B's programs imported yaml where it was not installed, twice, told so in between).
 """
 
 from __future__ import annotations
@@ -51,6 +52,38 @@ def availability_note(found: dict[str, bool]) -> str:
     parts = []
     if here:
         parts.append(f"Commands here: {', '.join(here)}.")
+    if missing:
+        parts.append(f"Not installed: {', '.join(missing)}.")
+    return " ".join(parts)
+
+
+COMMON_MODULES = ("pandas", "numpy", "scipy", "yaml", "requests", "sklearn")
+"""Modules outside the standard library that programs often import."""
+
+
+def probe_modules(
+    sandbox: Sandbox, names: Sequence[str] = COMMON_MODULES, timeout: float = 20
+) -> dict[str, bool]:
+    """Which of `names` python3 in the sandbox can import (found, not imported); {} where it
+    has no python3 or the probe failed."""
+    bad = [n for n in names if not n.isidentifier()]
+    if bad:
+        raise ValueError(f"not module names: {bad}")
+    script = (
+        "import importlib.util as u\n"
+        f"for n in {list(names)!r}:\n"
+        "    print(('+' if u.find_spec(n) else '-') + n)\n"
+    )
+    result = sandbox.run(f"python3 -c {shlex.quote(script)}", timeout=timeout)
+    found = {line[1:]: line[0] == "+" for line in result.stdout.split() if line[:1] in "+-"}
+    return {n: found[n] for n in names if n in found} if result.exit_code == 0 else {}
+
+
+def modules_note(found: dict[str, bool]) -> str:
+    """One line for a program's prompt: the modules beyond the standard library it may use."""
+    here = [n for n, ok in found.items() if ok]
+    missing = [n for n, ok in found.items() if not ok]
+    parts = [f"Python modules here: the standard library{', ' if here else ''}{', '.join(here)}."]
     if missing:
         parts.append(f"Not installed: {', '.join(missing)}.")
     return " ".join(parts)

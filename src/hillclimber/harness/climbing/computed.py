@@ -31,7 +31,7 @@ from hillclimber.harness.climbing.candidate import Candidate
 from hillclimber.harness.completion.agreement import CODE, command_in, unredirected
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import read_text
+from hillclimber.sandbox.files import is_binary, read_bytes
 
 SYSTEM = (
     "You work a task's answer out from its input files with one shell command. Reply with the"
@@ -64,6 +64,8 @@ class Computer:
     """Ask for a Python program (run with python3) instead of a shell command."""
     heads: str = ""
     """The first lines of the input files (`input_heads`)."""
+    modules: str = ""
+    """For a program: which common modules python3 has (`acting/probe.py`)."""
     asked: int = 0
     why: str = ""
     """What was wrong with the last command, for the next ask."""
@@ -109,9 +111,10 @@ class Computer:
         again = f"\nYour last {self.why}. Write a better {self.what}." if self.why else ""
         heads = f"\n\nThe input files begin:\n{self.heads}" if self.heads else ""
         if self.program:
+            modules = f"{self.modules}\n" if self.modules else ""
             system, tokens, ask = PROGRAM_SYSTEM, MAX_PROGRAM_TOKENS, (
-                "Write a short Python 3 program that reads the task's input files, works out"
-                f" what {path} should hold, and prints exactly that (its output is written to"
+                f"{modules}Write a short Python 3 program that reads the task's input files, works"
+                f" out what {path} should hold, and prints exactly that (its output is written to"
                 f" {path} for you). Reply with the program only.")  # fmt: skip
         else:
             system, tokens, ask = SYSTEM, MAX_COMMAND_TOKENS, (
@@ -127,9 +130,10 @@ def input_heads(sandbox: Sandbox, paths: Sequence[str], most: int = 4) -> str:
     """`--- path ---` and the first lines of each input file that is text (of `most`)."""
     blocks = []
     for path in list(paths)[:most]:
-        text = read_text(sandbox, path, max_bytes=HEAD_CHARS * 4)
-        if text:
-            blocks.append(f"--- {path} ---\n{first_lines(text, HEAD_LINES, HEAD_CHARS)}")
+        head = read_bytes(sandbox, path, limit=HEAD_CHARS * 4)  # of a file of any size
+        if head and not is_binary(head):
+            text = first_lines(head.decode(errors="replace"), HEAD_LINES, HEAD_CHARS)
+            blocks.append(f"--- {path} ---\n{text}")
     return "\n".join(blocks)
 
 
