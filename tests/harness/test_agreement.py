@@ -17,6 +17,7 @@ from hillclimber.harness.completion.agreement import Verdict, _prints_itself, co
 from hillclimber.harness.completion.same_answer import laid_out_as, same
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset
+from hillclimber.harness.programs import run_program
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat
 
@@ -332,7 +333,42 @@ def test_a_second_answer_laid_out_as_the_answer(held: str, printed: str, laid_ou
         ("awk '{s+=$1} END {print s}' /app/n.txt", False),
         ("cat /app/n.txt | wc -l", False),
         ("sort -u /app/a.txt", False),
+        (run_program("print(12)"), True),  # a program that opens no file
+        (run_program("print(sum(int(x) for x in open('/app/n.txt')))"), False),
+        (run_program("import pandas as pd\nprint(pd.read_csv('/app/a.csv').a.sum())"), False),
     ],
 )
 def test_a_command_that_only_prints_what_is_written_in_it(command: str, itself: bool) -> None:
     assert _prints_itself(command) is itself
+
+
+def test_a_second_answer_may_be_a_program(tmp_path: Path) -> None:
+    """`ask.code = "program"`: asked for a Python program, the prompt shows the input's first
+    lines and the modules python3 has; the program runs with its output compared."""
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
+                    code="program")  # fmt: skip
+    program = "```python\nprint(sum(int(x) for x in open('/app/numbers.txt')))\n```"
+    answers = [write("/app/total.txt", "12\n"), DONE, program]
+    outcome, model, _ = run_agent(tmp_path, answers, config)
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "agreed"
+    asked = model.requests[-1]
+    assert "Reply with one short Python 3 program" in asked.messages[0].content
+    assert "Write a short Python 3 program that works out the same answer" in (
+        asked.messages[-1].content
+    )
+    assert "The input files begin:\n--- /app/numbers.txt ---\n3\n4\n5" in asked.messages[-1].content
+
+
+def test_a_failed_second_program_is_asked_again_told_its_error(tmp_path: Path) -> None:
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
+                    code="program")  # fmt: skip
+    broken = "```python\nprint(sum(open('/app/numbers.txt')))\n```"
+    answers = [write("/app/total.txt", "12\n"), DONE, broken, AWK]  # a command comes instead
+    outcome, model, _ = run_agent(tmp_path, answers, config)
+    model.assert_complete()
+    again = model.requests[-1].messages[-1].content
+    error = "TypeError: unsupported operand type(s) for +: 'int' and 'str'."
+    assert f"Your last program failed (exit 1): {error}" in again
+    assert "Write a different program." in again
+    assert outcome.info["loop_exit"] == "agreed"

@@ -12,17 +12,10 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.climbing.computed import (
-    PROGRAM_SYSTEM,
-    SYSTEM,
-    _command,
-    input_heads,
-    into,
-    program_in,
-    run_program,
-)
+from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into
 from hillclimber.harness.completion.agreement import _ran_before, unredirected
 from hillclimber.harness.presets import preset
+from hillclimber.harness.programs import input_heads, program_in, run_program
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat
 
@@ -39,7 +32,7 @@ def run_agent(
     (workspace / "data.txt").write_text("a\nb\nc\n")
     task = Task(id="count", instruction=COUNT, format=TaskFormat.INLINE)
     chosen = {"planner": False, "probe_commands": False, "propose": False, "agreement": False,
-              "computed": 2, "candidates": 2, "compute_with": "command", **settings}  # fmt: skip
+              "computed": 2, "candidates": 2, "code": "command", **settings}  # fmt: skip
     config = preset("climber", **chosen)
     log_dir = tmp_path / "log"
     log_dir.mkdir()
@@ -168,7 +161,7 @@ def test_a_computed_answer_may_be_asked_as_a_python_program(tmp_path: Path) -> N
     """`compute_with = "program"`: the program runs from a here-document (nothing of it is
     left in the workspace), and the prompt shows the input's first lines."""
     program = "```python\nwith open('/app/data.txt') as f:\n    print(len(f.readlines()))\n```"
-    outcome, model, workspace = run_agent(tmp_path, [WRONG, program], compute_with="program")
+    outcome, model, workspace = run_agent(tmp_path, [WRONG, program], code="program")
     model.assert_complete()
     assert outcome.info["loop_exit"] == "verified" and outcome.info["computed"] == 1
     assert (workspace / "count.txt").read_text().strip() == "3"
@@ -191,7 +184,7 @@ def test_the_heads_of_inputs_of_any_size_are_shown(tmp_path: Path) -> None:
 def test_a_failed_program_is_told_by_its_error_line(tmp_path: Path) -> None:
     broken = "```python\nimport sys\nprint(lines)\n```"
     answers = [WRONG, broken, WRONG, "grep -c . /app/data.txt"]  # a command comes instead
-    outcome, model, workspace = run_agent(tmp_path, answers, compute_with="program")
+    outcome, model, workspace = run_agent(tmp_path, answers, code="program")
     model.assert_complete()
     again = model.requests[3].messages[-1].content
     assert "Your last program failed: NameError: name 'lines' is not defined." in again
@@ -219,3 +212,5 @@ def test_a_program_runs_from_a_here_document() -> None:
     assert run_program("print(1)", "/app/a b.txt") == (
         "python3 - > '/app/a b.txt' <<'HILLCLIMBER_PROGRAM'\nprint(1)\nHILLCLIMBER_PROGRAM"
     )
+    bare = "python3 - <<'HILLCLIMBER_PROGRAM'\nprint(1)\nHILLCLIMBER_PROGRAM"
+    assert run_program("print(1)") == bare

@@ -34,7 +34,7 @@ def test_the_presets() -> None:
 def test_a_preset_starts_from_another_and_changes_only_what_it_says() -> None:
     fm, climber = preset("fm"), preset("climber")
     assert climber.view == fm.view and climber.planning == fm.planning  # inherited from fm
-    assert climber.ask == fm.ask
+    assert climber.ask == fm.ask.model_copy(update={"code": "program"})
     assert climber.completion.agreement and not fm.completion.agreement
 
 
@@ -45,6 +45,7 @@ def test_a_preset_starts_from_another_and_changes_only_what_it_says() -> None:
         (["show_named_files=false"], "view.show_named_files does nothing in conversation mode"),
         (["mode=micro"], "view.trim_history does nothing in micro mode"),  # naive trims nothing
         (["verify_between_writes=true"], "verify_between_writes needs the rule tool_sequence"),
+        (["code=program"], "ask.code asks for no code without climbing.computed or agreement"),
     ],
 )
 def test_a_setting_that_does_nothing_is_refused_in_one_line(sets: list[str], refused: str) -> None:

@@ -47,6 +47,10 @@ class Asking(_Settings):
     forgiving_parser: bool = True
     """Read whatever shape the answer has (tags, fences, bare or broken JSON, prose forms);
     off: a plain JSON parser."""
+    code: Literal["command", "program"] = "command"
+    """What the model writes when asked apart from the loop for code that works an answer out
+    (a computed answer, a second answer): one shell command, or a short Python program (where
+    the sandbox has python3; run from a here-document). `harness/programs.py`."""
 
 
 class View(_Settings):
@@ -122,9 +126,6 @@ class Climbing(_Settings):
     """While no candidate passes every check, ask up to this many times a trial for one shell
     command that works the answer file out from the input, and try it with its output sent to
     that file (`climbing/computed.py`). 0: never."""
-    compute_with: Literal["command", "program"] = "command"
-    """What a computed answer is asked as: one shell command, or a short Python program
-    (where the sandbox has python3; run from a here-document, its output sent to the file)."""
     dynamic_tools: bool = False
     """Offer the tools the state calls for: after a write, only checking (when checks do not
     run by themselves); when stuck, every acting tool and no read_file."""
@@ -250,6 +251,8 @@ class HarnessConfig(_Settings):
             raise ValueError(f"view.{changed[0]} does nothing in {self.view.mode} mode")
         if self.guards.verify_between_writes and "tool_sequence" not in self.guards.rules:
             raise ValueError("guards.verify_between_writes needs the rule tool_sequence")
+        if self.ask.code != "command" and not (self.climbing.computed or self.completion.agreement):
+            raise ValueError("ask.code asks for no code without climbing.computed or agreement")
         return self
 
     def consults_checks(self) -> bool:

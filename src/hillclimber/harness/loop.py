@@ -10,15 +10,14 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import replace
-from functools import partial
+from functools import cached_property, partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
-from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
-from hillclimber.harness.climbing.computed import Computer, input_heads
+from hillclimber.harness.climbing.computed import Computer
 from hillclimber.harness.climbing.step import Climb, ClimbStep
 from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate, Told
@@ -33,6 +32,7 @@ from hillclimber.harness.instruction import (
 from hillclimber.harness.parsing.outcome import ParseFailure
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
+from hillclimber.harness.programs import CodeAsk
 from hillclimber.harness.prompting.offer import known_tools, offered_tools
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.harness.prompting.summary import clip
@@ -103,7 +103,7 @@ class AgentLoop:
         if config.completion.agreement and answers and env.verify is not None:
             agreement = Agreement(
                 self.asker, instruction, env.sandbox, env.workdir, answers, keep,
-                checks=env.verify, remaining=env.remaining,
+                checks=env.verify, remaining=env.remaining, code=lambda: self.code,
             )  # fmt: skip
             self.env = env = replace(env, verify=partial(_counted, agreement, env.verify))
         self.gate = Gate(
@@ -382,13 +382,14 @@ class AgentLoop:
         asks = self.config.climbing.computed
         if not asks or not self.answers or not (self.inputs or self.protected):
             return None
-        sandbox = self.env.sandbox
-        program = self.config.climbing.compute_with == "program" and probe_commands(
-            sandbox, ("python3",)
-        ).get("python3", False)
-        heads = input_heads(sandbox, sorted(self.inputs or self.protected))
-        modules = modules_note(probe_modules(sandbox)) if program else ""
-        return Computer(self.asker, self.instruction, self.answers, asks, program, heads, modules)
+        return Computer(self.asker, self.instruction, self.answers, asks, self.code)
+
+    @cached_property
+    def code(self) -> CodeAsk:
+        """How code is asked for apart from the loop (probed once, when first asked)."""
+        inputs = sorted(self.inputs or self.protected)
+        program = self.config.ask.code == "program"
+        return CodeAsk.probe(self.env.sandbox, inputs, program=program)
 
 
 def _counted(agreement: Agreement, verify: Callable[[], Evaluation]) -> Evaluation:

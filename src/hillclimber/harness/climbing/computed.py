@@ -10,11 +10,8 @@ one SQL query it wrote as a second answer held the right customers and totals). 
 the first says what was wrong with the last command (it failed, printed nothing, or what it
 printed failed the checks), at the temperature for a stuck turn. At most `asks` a trial.
 
-It may be asked as a short Python program instead (`climbing.compute_with`): a 1.5B's
-one-liners joined loops and `with` blocks by `;` (a syntax error) or lost their quotes in
-nested f-strings; a program of several lines has room for them. The program runs from a
-here-document, so nothing is left in the workspace. Either way the prompt shows the first lines
-of the input files, whose columns and separators the command must know.
+It may be asked as a short Python program instead, and the prompt shows the input files' first
+lines (`ask.code`, `harness/programs.py`).
 """
 
 from __future__ import annotations
@@ -23,15 +20,14 @@ import json
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.climbing.candidate import Candidate
 from hillclimber.harness.completion.agreement import CODE, command_in, unredirected
-from hillclimber.harness.prompting.summary import clip, first_lines
-from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import is_binary, read_bytes
+from hillclimber.harness.programs import CodeAsk, is_program, named, run_program, said
+from hillclimber.harness.prompting.summary import clip
 
 SYSTEM = (
     "You work a task's answer out from its input files with one shell command. Reply with the"
@@ -43,9 +39,6 @@ PROGRAM_SYSTEM = (
 )
 MAX_COMMAND_TOKENS = 256
 MAX_PROGRAM_TOKENS = 384
-HEAD_LINES, HEAD_CHARS = 5, 400
-"""How much of each input file the prompt shows."""
-_END = "HILLCLIMBER_PROGRAM"
 _SEVERAL = re.compile(r"[;\n]|&&|\|\|")
 """A command of several parts: its output is sent to the file only when grouped."""
 
@@ -60,19 +53,10 @@ class Computer:
     instruction: str
     answers: Sequence[str]
     asks: int = 3
-    program: bool = False
-    """Ask for a Python program (run with python3) instead of a shell command."""
-    heads: str = ""
-    """The first lines of the input files (`input_heads`)."""
-    modules: str = ""
-    """For a program: which common modules python3 has (`acting/probe.py`)."""
+    code: CodeAsk = field(default_factory=CodeAsk)
     asked: int = 0
     why: str = ""
     """What was wrong with the last command, for the next ask."""
-
-    @property
-    def what(self) -> str:
-        return "program" if self.program else "command"
 
     @property
     def path(self) -> str | None:
@@ -86,10 +70,10 @@ class Computer:
             return None
         self.asked += 1
         answer = self._ask(path, turn)
-        source = program_in(answer) if self.program else ""
+        source = self.code.source(answer)
         command = _command(answer) if not source else ""  # a command where one came instead
         if not source and not command:
-            self.why = f"answer held no {self.what}"
+            self.why = f"answer held no {self.code.what}"
             return None
         run = run_program(source, path) if source else into(command, path)
         return ToolCall(name="run_command", arguments={"command": run})
@@ -97,10 +81,10 @@ class Computer:
     def learn(self, candidate: Candidate, passing: int) -> None:
         """What the tried command showed, for the next ask (nothing when it gained)."""
         run = str(candidate.call.arguments.get("command", ""))
-        ran = "program" if _END in run else f"command `{clip(unredirected(run), 120)}`"
+        ran = named(run if is_program(run) else unredirected(run))
         if not candidate.success:
-            said = _said(candidate.output, last=_END in run)
-            self.why = f"{ran} failed" + (f": {said}" if said else "")
+            told = said(_told(candidate.output), program=is_program(run))
+            self.why = f"{ran} failed" + (f": {told}" if told else "")
         elif candidate.passing <= passing or candidate.passing < candidate.total:
             failing = f": {clip(candidate.failing, 200)}" if candidate.failing else ""
             self.why = f"{ran} printed what fails the checks{failing}"
@@ -108,67 +92,20 @@ class Computer:
             self.why = ""
 
     def _ask(self, path: str, turn: int) -> str:
-        again = f"\nYour last {self.why}. Write a better {self.what}." if self.why else ""
-        heads = f"\n\nThe input files begin:\n{self.heads}" if self.heads else ""
-        if self.program:
-            modules = f"{self.modules}\n" if self.modules else ""
-            system, tokens, ask = PROGRAM_SYSTEM, MAX_PROGRAM_TOKENS, (
-                f"{modules}Write a short Python 3 program that reads the task's input files, works"
-                f" out what {path} should hold, and prints exactly that (its output is written to"
-                f" {path} for you). Reply with the program only.")  # fmt: skip
-        else:
-            system, tokens, ask = SYSTEM, MAX_COMMAND_TOKENS, (
-                f"Write ONE shell command that works out from the task's input files what {path}"
-                f" should hold, and prints exactly that (it is written to {path} for you)."
-                " Reply with the command only.")  # fmt: skip
-        prompt = f"Task:\n{clip(self.instruction, 1500)}{heads}\n\n{ask}{again}"
+        code = self.code
+        again = f"\nYour last {self.why}. Write a better {code.what}." if self.why else ""
+        system, tokens, sent = (
+            (PROGRAM_SYSTEM, MAX_PROGRAM_TOKENS, f"its output is written to {path} for you")
+            if code.program
+            else (SYSTEM, MAX_COMMAND_TOKENS, f"it is written to {path} for you")
+        )
+        prompt = (
+            f"Task:\n{clip(self.instruction, 1500)}{code.shown()}\n\n"
+            f"Write {code.one} that works out from the task's input files what {path} should"
+            f" hold, and prints exactly that ({sent}). Reply with the {code.what} only.{again}"
+        )
         return self.asker.apart(system, prompt, role="compute", turn=turn, max_tokens=tokens,
                                 stuck=bool(self.why))  # fmt: skip
-
-
-def input_heads(sandbox: Sandbox, paths: Sequence[str], most: int = 4) -> str:
-    """`--- path ---` and the first lines of each input file that is text (of `most`)."""
-    blocks = []
-    for path in list(paths)[:most]:
-        head = read_bytes(sandbox, path, limit=HEAD_CHARS * 4)  # of a file of any size
-        if head and not is_binary(head):
-            text = first_lines(head.decode(errors="replace"), HEAD_LINES, HEAD_CHARS)
-            blocks.append(f"--- {path} ---\n{text}")
-    return "\n".join(blocks)
-
-
-_PYTHON_FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
-
-
-def program_in(answer: str) -> str:
-    """The program of an answer: its fenced block (closed or not; run even where it does not
-    compile, so the error is said), else the answer itself where it compiles as Python; ""
-    else (prose, or a command in a shell fence)."""
-    fenced = _PYTHON_FENCE.search(answer)
-    source = (fenced.group(1) if fenced else answer).strip("\n")
-    if not source.strip() or _END in source:
-        return ""
-    if fenced:
-        return source
-    try:
-        compile(source, "<answer>", "exec")
-    except (SyntaxError, ValueError):
-        return ""
-    return source
-
-
-def run_program(source: str, path: str) -> str:
-    """A command that runs `source` with python3, its output sent to `path`."""
-    return f"python3 - > {shlex.quote(path)} <<'{_END}'\n{source}\n{_END}"
-
-
-def _said(output: str, *, last: bool) -> str:
-    """A failed command's first line of what it said; a program's last (the traceback's
-    error)."""
-    told = _told(output).strip()
-    if last:
-        return clip(told.splitlines()[-1], 160) if told else ""
-    return first_lines(told, 1, 160)
 
 
 def _told(output: str) -> str:

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest
 from hillclimber.harness.completion.same_answer import laid_out_as, same
+from hillclimber.harness.programs import CodeAsk, is_program, named, run_program, said
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import SecondAnswer
 from hillclimber.sandbox import Sandbox, run_within
@@ -41,6 +42,11 @@ SYSTEM = (
     "You check an answer by working it out again in another way. Reply with one shell command"
     " and nothing else."
 )
+PROGRAM_SYSTEM = (
+    "You check an answer by working it out again in another way. Reply with one short Python 3"
+    " program and nothing else."
+)
+MAX_PROGRAM_TOKENS = 384
 MAX_CHARS = 2000
 """An answer file longer than this is not a computed result to compare."""
 MAX_LINES = 40
@@ -64,7 +70,7 @@ class Verdict:
         """What the model is told of a disagreement: both answers line by line (flattened
         into one line, three lines of the second answer were copied as one line)."""
         return (
-            f"A second computation disagrees with {self.path}: `{clip(self.command, 120)}`"
+            f"A second computation disagrees with {self.path}: the {named(self.command)}"
             f" printed:\n{_shown(self.printed)}\nbut {self.path} holds:\n{_shown(self.held)}\n"
             f"One of them is wrong: work out which, fix {self.path} if it is, then call"
             " task_complete."
@@ -99,6 +105,9 @@ class Agreement:
     again, told why (the 1.5B's first commands failed or printed nothing), within `max_asks`."""
     command_timeout: float = 30.0
     remaining: Callable[[], float] = lambda: float("inf")
+    code: Callable[[], CodeAsk] = CodeAsk
+    """How the second answer is asked for (a program or a command; `harness/programs.py`),
+    worked out when first needed."""
     asks: int = 0
     judged: set[str] = field(default_factory=set)
     """Digests of the answer file's contents a second answer was asked for."""
@@ -148,9 +157,8 @@ class Agreement:
             outcome = self._attempt(path, held, command, tried, turn)
             if isinstance(outcome, Verdict):
                 return outcome
-            why = (
-                f"command `{clip(command, 120)}` {outcome}" if command else "answer held no command"
-            )
+            what = self.code().what
+            why = f"{named(command)} {outcome}" if command else f"answer held no {what}"
         return None
 
     def _attempt(
@@ -216,8 +224,8 @@ class Agreement:
         if result.timed_out:
             return None, f"ran over {self.command_timeout:.0f} s"
         if result.exit_code != 0:
-            said = first_lines(result.stderr.strip() or result.stdout.strip(), 1, 160)
-            return None, f"failed (exit {result.exit_code})" + (f": {said}" if said else "")
+            told = said(result.stderr.strip() or result.stdout.strip(), program=is_program(command))
+            return None, f"failed (exit {result.exit_code})" + (f": {told}" if told else "")
         if not result.stdout.strip():
             return None, "printed nothing"
         return result.stdout, ""
@@ -255,19 +263,23 @@ class Agreement:
         return None
 
     def _ask(self, path: str, turn: int, why: str = "") -> str:
-        """The model's command; asked again (`why`: what was wrong with the last one), at the
-        temperature for a stuck turn."""
-        again = f"\nYour last {why}. Write a different command." if why else ""
+        """The model's command (a program's, run from a here-document); asked again (`why`:
+        what was wrong with the last one), at the temperature for a stuck turn."""
+        code = self.code()
+        again = f"\nYour last {why}. Write a different {code.what}." if why else ""
         prompt = (
-            f"Task:\n{clip(self.instruction, 1500)}\n\n"
-            f"Someone wrote the answer to {path}. Write ONE shell command that works out the"
+            f"Task:\n{clip(self.instruction, 1500)}{code.shown()}\n\n"
+            f"Someone wrote the answer to {path}. Write {code.one} that works out the"
             f" same answer again from the task's input files, in a different way, and prints it"
             f" exactly as {path} should hold it. Do not read {path}."
-            f" Reply with the command only.{again}"
+            f" Reply with the {code.what} only.{again}"
         )
-        answer = self.asker.apart(SYSTEM, prompt, role="second", turn=turn,
-                                  max_tokens=MAX_COMMAND_TOKENS, stuck=bool(why))  # fmt: skip
-        return command_in(answer)
+        system, tokens = (PROGRAM_SYSTEM, MAX_PROGRAM_TOKENS) if code.program else (
+            SYSTEM, MAX_COMMAND_TOKENS)  # fmt: skip
+        answer = self.asker.apart(system, prompt, role="second", turn=turn, max_tokens=tokens,
+                                  stuck=bool(why))  # fmt: skip
+        source = code.source(answer)
+        return run_program(source) if source else command_in(answer)
 
 
 _FENCE = re.compile(r"```[\w-]*\n(.*?)```", re.DOTALL)
@@ -321,13 +333,23 @@ _PRINTERS = frozenset({"echo", "printf", "cat", "true", ":"})
 
 
 def _prints_itself(command: str) -> bool:
-    """A command of nothing but echo/printf (and `cat` of a heredoc): what it prints is the
-    model's answer written out again, not one worked out another way (`echo '^\\d{4}$'` for a
-    regex, `echo 12`); once it disagreed, it would be the one answer ever passed."""
+    """A command of nothing but echo/printf (and `cat` of a heredoc), or a program that opens
+    no file: what it prints is the model's answer written out again, not one worked out another
+    way (`echo '^\\d{4}$'` for a regex, `echo 12`); once it disagreed, it would be the one
+    answer ever passed."""
+    if is_program(command):
+        return _READS.search(command) is None
     found = list(commands(command))
     return bool(found) and all(
         c.name in _PRINTERS and (c.name != "cat" or len(c.args) == 1) for c in found
     )
+
+
+_READS = re.compile(
+    r"\bopen\(|\.read|\bload\(|read_(?:csv|json|table|excel|parquet)|Path\(|glob|listdir|"
+    r"scandir|walk\(|subprocess|os\.popen|stdin|connect\(|fileinput"
+)
+"""What a program that reads a file or runs a command has in it."""
 
 
 _REDIRECT = re.compile(r"\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*\S+\s*$")

@@ -1,0 +1,119 @@
+"""Code the harness asks for apart from the loop — a computed answer (`climbing/computed.py`),
+a second answer (`completion/agreement.py`) — as one shell command or as a short Python program
+(`ask.code`).
+
+A 1.5B's one-liners joined `with` blocks and loops by `;` (a syntax error) or lost their quotes
+in nested f-strings; a program of several lines has room for them. A program runs from a
+here-document, so nothing of it is left in the workspace, and its prompt says which common
+modules python3 has (the 1.5B imported yaml where it was missing, twice, told so in between).
+Either way the prompt shows the first lines of the input files, whose columns and separators
+the code must know.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
+from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.sandbox import Sandbox
+from hillclimber.sandbox.files import is_binary, read_bytes
+
+HEAD_LINES, HEAD_CHARS = 5, 400
+"""How much of each input file the prompt shows."""
+END = "HILLCLIMBER_PROGRAM"
+"""The here-document's delimiter: a command holding it runs a program."""
+_PYTHON_FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
+
+
+@dataclass(frozen=True)
+class CodeAsk:
+    """How code is asked for in a trial: a program (where python3 is there) or a command, and
+    what its prompt shows of the inputs."""
+
+    program: bool = False
+    heads: str = ""
+    """The first lines of the input files (`input_heads`)."""
+    modules: str = ""
+    """For a program: which common modules python3 has."""
+
+    @classmethod
+    def probe(cls, sandbox: Sandbox, inputs: Sequence[str], *, program: bool) -> CodeAsk:
+        """Asked as a program only where the sandbox has python3."""
+        program = program and probe_commands(sandbox, ("python3",)).get("python3", False)
+        modules = modules_note(probe_modules(sandbox)) if program else ""
+        return cls(program, input_heads(sandbox, inputs), modules)
+
+    @property
+    def what(self) -> str:
+        return "program" if self.program else "command"
+
+    @property
+    def one(self) -> str:
+        """The thing asked for, in a sentence: `Write {one} that …`."""
+        return "a short Python 3 program" if self.program else "ONE shell command"
+
+    def shown(self) -> str:
+        """What the prompt shows between the task and the question."""
+        heads = f"\n\nThe input files begin:\n{self.heads}" if self.heads else ""
+        modules = f"\n{self.modules}" if self.program and self.modules else ""
+        return heads + ("\n" if modules and not heads else "") + modules
+
+    def source(self, answer: str) -> str:
+        """The program of an answer where a program is asked for ("" else, or none in it)."""
+        return program_in(answer) if self.program else ""
+
+
+def input_heads(sandbox: Sandbox, paths: Sequence[str], most: int = 4) -> str:
+    """`--- path ---` and the first lines of each input file that is text (of `most`)."""
+    blocks = []
+    for path in list(paths)[:most]:
+        head = read_bytes(sandbox, path, limit=HEAD_CHARS * 4)  # of a file of any size
+        if head and not is_binary(head):
+            text = first_lines(head.decode(errors="replace"), HEAD_LINES, HEAD_CHARS)
+            blocks.append(f"--- {path} ---\n{text}")
+    return "\n".join(blocks)
+
+
+def program_in(answer: str) -> str:
+    """The program of an answer: its fenced block (closed or not; run even where it does not
+    compile, so the error is said), else the answer itself where it compiles as Python; ""
+    else (prose, or a command in a shell fence)."""
+    fenced = _PYTHON_FENCE.search(answer)
+    source = (fenced.group(1) if fenced else answer).strip("\n")
+    if not source.strip() or END in source:
+        return ""
+    if fenced:
+        return source
+    try:
+        compile(source, "<answer>", "exec")
+    except (SyntaxError, ValueError):
+        return ""
+    return source
+
+
+def run_program(source: str, into: str | None = None) -> str:
+    """A command that runs `source` with python3 (its output sent to the file `into`)."""
+    sent = f" > {shlex.quote(into)}" if into else ""
+    return f"python3 -{sent} <<'{END}'\n{source}\n{END}"
+
+
+def is_program(command: str) -> bool:
+    return END in command
+
+
+def named(command: str) -> str:
+    """A command as the model is told of it: quoted, or `program` for a program."""
+    return "program" if is_program(command) else f"command `{clip(command, 120)}`"
+
+
+def said(output: str, *, program: bool) -> str:
+    """What failed code said: a command's first line, a program's last (its traceback's
+    error)."""
+    told = output.strip()
+    if program:
+        return clip(told.splitlines()[-1], 160) if told else ""
+    return first_lines(told, 1, 160)
