@@ -339,6 +339,27 @@ def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> No
     assert again.output == "no such file: ec-policies.json"
 
 
+def test_a_pattern_read_says_the_files_it_matches(tmp_path: Path) -> None:
+    """The 1.5B read `container_*.json`: the file tools take one file, and are told which."""
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    (tmp_path / "workspace/data").mkdir()
+    for name in ("container_b.json", "container_a.json", "notes.txt"):
+        (tmp_path / "workspace/data" / name).write_text("{}\n")
+    read = execute(
+        ToolCall(name="read_file", arguments={"path": "/app/data/container_*.json"}),
+        ToolEnv(sandbox),
+    )
+    assert not read.success
+    assert read.output == (
+        "no such file: /app/data/container_*.json (a path names one file; it matches"
+        " /app/data/container_a.json, /app/data/container_b.json)"
+    )
+    none = execute(
+        ToolCall(name="read_file", arguments={"path": "/app/data/*.csv"}), ToolEnv(sandbox)
+    )
+    assert none.output == "no such file: /app/data/*.csv"
+
+
 def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     env = ToolEnv(sandbox=sandbox)

@@ -4,6 +4,7 @@ result the model sees (`success` False and why), never an exception."""
 from __future__ import annotations
 
 import difflib
+import fnmatch
 import posixpath
 import re
 from collections.abc import Callable
@@ -86,10 +87,30 @@ def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[str, str] | ToolResu
 def _elsewhere(path: str, env: ToolEnv) -> str:
     """Where the one file of that name under the working folder or a folder the instruction
     names is, if there is one (a task names `ec-policies.json`, which lies in a folder of
-    it)."""
+    it); for a pattern (`container_*.json`: the file tools take no patterns), the files of its
+    folder it matches."""
     name = posixpath.basename(path)
+    if _PATTERN.search(name):
+        return _matches(path, env)
     found = [p for root in env.roots or (env.workdir,) for p in same_name(env.sandbox, root, name)]
     return f" (the file {found[0]} has that name)" if len(found) == 1 else ""
+
+
+_PATTERN = re.compile(r"[*?\[]")
+MAX_MATCHES = 12
+
+
+def _matches(pattern: str, env: ToolEnv) -> str:
+    folder, name = posixpath.split(pattern)
+    try:
+        names = sorted(n for n in env.sandbox.listdir(folder) if fnmatch.fnmatchcase(n, name))
+    except (OSError, OutsideSandbox):
+        return ""
+    if not names:
+        return ""
+    shown = ", ".join(posixpath.join(folder, n) for n in names[:MAX_MATCHES])
+    more = f" and {len(names) - MAX_MATCHES} more" if len(names) > MAX_MATCHES else ""
+    return f" (a path names one file; it matches {shown}{more})"
 
 
 def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
