@@ -372,3 +372,38 @@ def test_a_failed_second_program_is_asked_again_told_its_error(tmp_path: Path) -
     assert f"Your last program failed (exit 1): {error}" in again
     assert "Write a different program." in again
     assert outcome.info["loop_exit"] == "agreed"
+
+
+def test_a_second_answer_that_writes_the_answer_file_is_read_from_it(tmp_path: Path) -> None:
+    """The 1.5B's second code often wrote the answer file instead of printing (`… >
+    /app/total.txt`, a program's `open(…, "w")`): what it wrote is its answer, and the file is
+    put back after. Sending output there is no reading of it."""
+    sandbox_root = tmp_path / "trial" / "workspace"
+    writes = f"{AWK} > /app/total.txt"
+    answers = [write("/app/total.txt", "12\n"), DONE, writes]
+    outcome, model, _ = run_agent(tmp_path, answers)
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "agreed"
+    assert (sandbox_root / "total.txt").read_text() == "12\n"
+    program = "```python\nn = sum(int(x) for x in open('/app/numbers.txt'))\n" \
+        "open('/app/total.txt', 'w').write(f'{n}\\n')\n```"  # fmt: skip
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
+                    code="program")  # fmt: skip
+    outcome, model, _ = run_agent(tmp_path / "program", [write("/app/total.txt", "12\n"), DONE,
+                                                          program], config)  # fmt: skip
+    model.assert_complete()
+    assert outcome.info["loop_exit"] == "agreed"
+
+
+def test_a_second_program_that_reads_the_answer_file_finds_none(tmp_path: Path) -> None:
+    """The answer file is gone while second code runs: reading it fails, and is said."""
+    config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
+                    code="program")  # fmt: skip
+    peek = "```python\nprint(open('/app/total.txt').read())\n```"
+    answers = [write("/app/total.txt", "12\n"), DONE, peek, AWK]
+    outcome, model, _ = run_agent(tmp_path, answers, config)
+    model.assert_complete()
+    again = model.requests[-1].messages[-1].content
+    assert "Your last program failed (exit 1): FileNotFoundError:" in again
+    assert (tmp_path / "trial" / "workspace" / "total.txt").read_text() == "12\n"
+    assert outcome.info["loop_exit"] == "agreed"

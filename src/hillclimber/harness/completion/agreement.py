@@ -23,18 +23,19 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.base import digest
+from hillclimber.harness.climbing.workspace import kept_files
 from hillclimber.harness.completion.same_answer import laid_out_as, same
 from hillclimber.harness.programs import CodeAsk, is_program, named, run_program, said
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.harness.recording.events import SecondAnswer
 from hillclimber.sandbox import Sandbox, run_within
-from hillclimber.sandbox.files import read_bytes
+from hillclimber.sandbox.files import read_bytes, read_text
 from hillclimber.shell.reader import commands
 from hillclimber.verify.verifier import Evaluation
 
@@ -171,12 +172,12 @@ class Agreement:
             why = "is no command"
         elif _ran_before(command, tried):
             why = "is the way the answer was made, not another"
-        elif _reads(command, path):
-            why = f"reads {path}"
+        elif _reads(unredirected(command), path) and not is_program(command):
+            why = f"reads {path}"  # sending its output there is no reading
         elif _prints_itself(command):
             why = "only prints text written into it, worked out from no input file"
         else:
-            printed, why = self._run(command)
+            printed, why = self._run(command, path)
         agrees = printed is not None and same(held, printed)
         if printed is not None and not agrees:
             why = self._not_an_answer(path, held, printed)
@@ -202,18 +203,27 @@ class Agreement:
         as it was failed "fields separated by ','", and a made-up answer was left unjudged."""
         if self.checks is None or self.keep is None:
             return ""
-        with self.keep():
+        with self._kept():
             self.sandbox.write_file(path, laid_out_as(held, printed).encode())
             evaluation = self.checks()
         if evaluation.passed:
             return ""
         return f"printed what cannot be the answer ({clip(evaluation.digest, 160)})"
 
-    def _run(self, command: str) -> tuple[str | None, str]:
-        """What the command prints, the workspace put back after it; None and why if it fails
-        or prints nothing."""
+    @contextmanager
+    def _kept(self) -> Iterator[None]:
+        """The workspace put back after, and the answer files too (they may lie outside it:
+        /solution, /root)."""
         assert self.keep is not None
-        with self.keep():
+        with self.keep(), kept_files(self.sandbox, self.answers):
+            yield
+
+    def _run(self, command: str, path: str) -> tuple[str | None, str]:
+        """What the command prints (or, printing nothing, writes to the answer file), run with
+        the answer file gone (a program that reads it fails) and all put back after; None and
+        why if it fails or gives nothing."""
+        with self._kept():
+            self.sandbox.run(f"rm -f -- {shlex.quote(path)}", timeout=30)
             result = run_within(
                 self.sandbox,
                 command,
@@ -221,13 +231,14 @@ class Agreement:
                 timeout=self.command_timeout,
                 cwd=self.workdir,
             )
+            wrote = read_text(self.sandbox, path, max_bytes=MAX_CHARS * 2) or ""
         if result.timed_out:
             return None, f"ran over {self.command_timeout:.0f} s"
         if result.exit_code != 0:
             told = said(result.stderr.strip() or result.stdout.strip(), program=is_program(command))
             return None, f"failed (exit {result.exit_code})" + (f": {told}" if told else "")
         if not result.stdout.strip():
-            return None, "printed nothing"
+            return (wrote, "") if wrote.strip() else (None, "printed nothing")
         return result.stdout, ""
 
     def disputes(self) -> bool:
