@@ -210,6 +210,24 @@ def test_solve_rate_reads_a_finished_comparison(tmp_path: Path) -> None:
     assert lines[-1].startswith("solve_rate: naive 1/1, climber 1/1; best: 1.00x naive"), lines
 
 
+def test_by_commit_benchmark(tmp_path: Path) -> None:
+    """Two runs of the real runner (scripted model) in one folder, one trial's commit changed
+    as a resume on a newer commit would leave it: told apart, and summed."""
+    folder = tmp_path / "cmp"
+    scripted(folder / "naive", "naive", NAIVE_ANSWERS)
+    scripted(folder / "climber", "climber", CLIMBER_ANSWERS)
+    [moved] = list((folder / "climber").glob("*/result.json"))
+    result = TrialResult.model_validate_json(moved.read_text())
+    write_json(moved, result.model_copy(update={"commit": "f" * 40}))
+    lines = run_benchmark("by_commit.py", "--run", str(folder))
+    assert len(lines) == 3 and lines[1].startswith("fffffff: solved 1/1; ends: ")
+    assert re.fullmatch(
+        rf"all: solved 2/2; ends: .*; second answers {NUMBER} usable of {NUMBER}; computed"
+        rf" answers {NUMBER} applied of {NUMBER}; {NUMBER} model s a trial",
+        lines[-1],
+    ), lines[-1]
+
+
 def test_turn_path_benchmark() -> None:
     lines = run_benchmark("turn_path.py", "--presets", "fm")
     assert re.fullmatch(
