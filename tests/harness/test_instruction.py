@@ -112,8 +112,15 @@ READS = [
         "/app/top.txt.",
         {"/app/sales.csv"},
     ),
+    # "set" the noun, in the sentence after the input's: no change of it
+    (
+        "The ads are at /app/sales.csv. Each campaign has ad groups, and each ad set has a data"
+        " set of its own. Write the flattened rows to /app/flat.json.",
+        {"/app/sales.csv"},
+    ),
 ]
 NOT_READ_ONLY = [
+    "The limits are in /app/data.json. Set the port there to 80 and write it to /app/port.txt.",
     # a file to change: its sentence says so, or the next one
     "Fix the broken rows in /app/sales.csv and write the count to /app/count.txt.",
     "The file /app/data.json has a wrong port. Update it, then write the port to /app/port.txt.",

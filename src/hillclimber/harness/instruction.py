@@ -125,6 +125,14 @@ DATA = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt", ".db", ".s
 """Kinds of files a task reads as data; code and configuration are left out (a fix task
 changes them though no sentence beside their name says so)."""
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+|\n+")
+_NOUN_SET = re.compile(
+    r"\b(?:a|an|the|each|every|per|one|this|that|its|their)\s+(?:[\w-]+\s+)?sets?\b", re.I
+)
+"""`each ad set`, `the data set`, `a set of`: the noun, which changes no file."""
+
+
+def _changes(part: str) -> bool:
+    return _CHANGES.search(_NOUN_SET.sub(" ", part)) is not None
 
 
 def read_inputs(instruction: str, workdir: str, is_file: Callable[[str], bool]) -> frozenset[str]:
@@ -139,7 +147,7 @@ def read_inputs(instruction: str, workdir: str, is_file: Callable[[str], bool]) 
         path
         for index, paths in enumerate(named)
         for path in paths
-        if any(_CHANGES.search(part) for part in said[index : index + 2])
+        if any(map(_changes, said[index : index + 2]))
     }
     return frozenset(
         path
