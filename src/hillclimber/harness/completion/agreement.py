@@ -2,9 +2,11 @@
 
 When the harness's own checks pass but none shows the values are right (only form or weak
 checks), the answer file could hold anything of the right shape. The harness then asks the
-model one small question apart from the loop — one shell command that works the answer out
-again from the task's input, without reading the answer file, and prints it — runs it with the
-workspace put back afterwards, and compares what it prints with the file:
+model one small question apart from the loop — one shell command (or a short Python program,
+`ask.code`) that works the answer out again from the task's input, without reading the answer
+file, and prints it — runs it with the answer file gone and the workspace and answer files put
+back afterwards, and compares what it prints (or, printing nothing, wrote to the answer file)
+with the file:
 - they agree: value evidence; the trial ends `agreed`;
 - they differ: a failing check, shown to the model with both answers, that fails for as long
   as the answer file holds what the second answer disagreed with (`counted`: climbing sees a
