@@ -22,6 +22,9 @@ from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import is_binary, read_bytes
 
+MAX_COMMAND_TOKENS = 256
+"""Room for a command: at 160 tokens the 1.5B's awk program was cut."""
+MAX_PROGRAM_TOKENS = 384
 HEAD_LINES, HEAD_CHARS = 5, 400
 """How much of each input file the prompt shows."""
 END = "HILLCLIMBER_PROGRAM"
@@ -50,6 +53,10 @@ class CodeAsk:
     @property
     def what(self) -> str:
         return "program" if self.program else "command"
+
+    @property
+    def max_tokens(self) -> int:
+        return MAX_PROGRAM_TOKENS if self.program else MAX_COMMAND_TOKENS
 
     @property
     def one(self) -> str:

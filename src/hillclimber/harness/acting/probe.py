@@ -35,12 +35,15 @@ def probe_commands(
         f"for c in {' '.join(shlex.quote(n) for n in names)}; do "
         'if command -v "$c" >/dev/null 2>&1; then echo "+$c"; else echo "-$c"; fi; done'
     )
-    result = sandbox.run(script, timeout=timeout)
-    wanted = set(names)
+    return _reported(sandbox.run(script, timeout=timeout).stdout, names)
+
+
+def _reported(stdout: str, names: Sequence[str]) -> dict[str, bool]:
+    """`+name` / `-name` lines, in the order of `names` (one not reported is left out)."""
     found: dict[str, bool] = {}
-    for line in result.stdout.splitlines():
+    for line in stdout.splitlines():
         name = line[1:].strip()
-        if line[:1] in "+-" and name in wanted:
+        if line[:1] in "+-" and name in names:
             found[name] = line[0] == "+"
     return {n: found[n] for n in names if n in found}
 
@@ -75,8 +78,7 @@ def probe_modules(
         "    print(('+' if u.find_spec(n) else '-') + n)\n"
     )
     result = sandbox.run(f"python3 -c {shlex.quote(script)}", timeout=timeout)
-    found = {line[1:]: line[0] == "+" for line in result.stdout.split() if line[:1] in "+-"}
-    return {n: found[n] for n in names if n in found} if result.exit_code == 0 else {}
+    return _reported(result.stdout, names) if result.exit_code == 0 else {}
 
 
 def modules_note(found: dict[str, bool]) -> str:

@@ -37,8 +37,6 @@ PROGRAM_SYSTEM = (
     "You work a task's answer out from its input files with a short Python 3 program. Reply"
     " with the program only."
 )
-MAX_COMMAND_TOKENS = 256
-MAX_PROGRAM_TOKENS = 384
 _SEVERAL = re.compile(r"[;\n]|&&|\|\|")
 """A command of several parts: its output is sent to the file only when grouped."""
 
@@ -94,18 +92,18 @@ class Computer:
     def _ask(self, path: str, turn: int) -> str:
         code = self.code
         again = f"\nYour last {self.why}. Write a better {code.what}." if self.why else ""
-        system, tokens, sent = (
-            (PROGRAM_SYSTEM, MAX_PROGRAM_TOKENS, f"its output is written to {path} for you")
+        system, sent = (
+            (PROGRAM_SYSTEM, f"its output is written to {path} for you")
             if code.program
-            else (SYSTEM, MAX_COMMAND_TOKENS, f"it is written to {path} for you")
+            else (SYSTEM, f"it is written to {path} for you")
         )
         prompt = (
             f"Task:\n{clip(self.instruction, 1500)}{code.shown()}\n\n"
             f"Write {code.one} that works out from the task's input files what {path} should"
             f" hold, and prints exactly that ({sent}). Reply with the {code.what} only.{again}"
         )
-        return self.asker.apart(system, prompt, role="compute", turn=turn, max_tokens=tokens,
-                                stuck=bool(self.why))  # fmt: skip
+        return self.asker.apart(system, prompt, role="compute", turn=turn,
+                                max_tokens=code.max_tokens, stuck=bool(self.why))  # fmt: skip
 
 
 def _told(output: str) -> str:

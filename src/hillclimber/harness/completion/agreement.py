@@ -49,12 +49,9 @@ PROGRAM_SYSTEM = (
     "You check an answer by working it out again in another way. Reply with one short Python 3"
     " program and nothing else."
 )
-MAX_PROGRAM_TOKENS = 384
 MAX_CHARS = 2000
 """An answer file longer than this is not a computed result to compare."""
 MAX_LINES = 40
-MAX_COMMAND_TOKENS = 256
-"""Room for a second command: at 160 tokens the 1.5B's awk program was cut."""
 CODE = (".py", ".sh", ".bash", ".c", ".h", ".cpp", ".js", ".ts", ".go", ".rs", ".java", ".rb",
         ".pl", ".r", ".R", ".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".html", ".xml",
         ".sql", ".md", ".mk")  # fmt: skip
@@ -233,14 +230,15 @@ class Agreement:
                 timeout=self.command_timeout,
                 cwd=self.workdir,
             )
-            wrote = read_text(self.sandbox, path, max_bytes=MAX_CHARS * 2) or ""
+            printed = result.stdout.strip()  # else what it wrote to the answer file is read
+            wrote = "" if printed else read_text(self.sandbox, path, max_bytes=MAX_CHARS * 2)
         if result.timed_out:
             return None, f"ran over {self.command_timeout:.0f} s"
         if result.exit_code != 0:
             told = said(result.stderr.strip() or result.stdout.strip(), program=is_program(command))
             return None, f"failed (exit {result.exit_code})" + (f": {told}" if told else "")
-        if not result.stdout.strip():
-            return (wrote, "") if wrote.strip() else (None, "printed nothing")
+        if not printed:
+            return (wrote, "") if wrote and wrote.strip() else (None, "printed nothing")
         return result.stdout, ""
 
     def disputes(self) -> bool:
@@ -287,10 +285,9 @@ class Agreement:
             f" exactly as {path} should hold it. Do not read {path}."
             f" Reply with the {code.what} only.{again}"
         )
-        system, tokens = (PROGRAM_SYSTEM, MAX_PROGRAM_TOKENS) if code.program else (
-            SYSTEM, MAX_COMMAND_TOKENS)  # fmt: skip
-        answer = self.asker.apart(system, prompt, role="second", turn=turn, max_tokens=tokens,
-                                  stuck=bool(why))  # fmt: skip
+        system = PROGRAM_SYSTEM if code.program else SYSTEM
+        answer = self.asker.apart(system, prompt, role="second", turn=turn,
+                                  max_tokens=code.max_tokens, stuck=bool(why))  # fmt: skip
         source = code.source(answer)
         return run_program(source) if source else command_in(answer)
 
