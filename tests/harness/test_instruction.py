@@ -121,6 +121,7 @@ READS = [
 ]
 NOT_READ_ONLY = [
     "The limits are in /app/data.json. Set the port there to 80 and write it to /app/port.txt.",
+    "The ports are in /app/data.json. The fix sets each to 80; write the count to /app/n.txt.",
     # a file to change: its sentence says so, or the next one
     "Fix the broken rows in /app/sales.csv and write the count to /app/count.txt.",
     "The file /app/data.json has a wrong port. Update it, then write the port to /app/port.txt.",

@@ -126,9 +126,11 @@ DATA = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt", ".db", ".s
 changes them though no sentence beside their name says so)."""
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+|\n+")
 _NOUN_SET = re.compile(
-    r"\b(?:a|an|the|each|every|per|one|this|that|its|their)\s+(?:[\w-]+\s+)?sets?\b", re.I
+    r"\b(?:a|an|the|each|every|per|one|this|that|its|their)\s+(?:[\w-]+\s+)?set\b|\bsets\s+of\b",
+    re.I,
 )
-"""`each ad set`, `the data set`, `a set of`: the noun, which changes no file."""
+"""`each ad set`, `the data set`, `sets of`: the noun, which changes no file (`the script sets
+the port` stays a verb)."""
 
 
 def _changes(part: str) -> bool:
