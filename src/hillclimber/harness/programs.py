@@ -7,7 +7,7 @@ in nested f-strings; a program of several lines has room for them. A program run
 here-document, so nothing of it is left in the workspace, and its prompt says which common
 modules python3 has (the 1.5B imported yaml where it was missing, twice, told so in between).
 Either way the prompt shows the first lines of the input files, whose columns and separators
-the code must know.
+the code must know, and the outline of a JSON one (`outline.py`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
+from hillclimber.harness.outline import outline
 from hillclimber.harness.prompting.summary import clip, first_lines
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import is_binary, read_bytes
@@ -27,6 +28,8 @@ MAX_COMMAND_TOKENS = 256
 MAX_PROGRAM_TOKENS = 384
 HEAD_LINES, HEAD_CHARS = 5, 400
 """How much of each input file the prompt shows."""
+OUTLINE_BYTES = 2_000_000
+"""The largest JSON input outlined (`outline.py`)."""
 END = "HILLCLIMBER_PROGRAM"
 """The here-document's delimiter: a command holding it runs a program."""
 _PYTHON_FENCE = re.compile(r"```[ \t]*(?:python3?|py)?[ \t]*\n(.*?)(?:```|\Z)", re.S | re.I)
@@ -75,14 +78,27 @@ class CodeAsk:
 
 
 def input_heads(sandbox: Sandbox, paths: Sequence[str], most: int = 4) -> str:
-    """`--- path ---` and the first lines of each input file that is text (of `most`)."""
+    """`--- path ---` and the first lines of each input file that is text (of `most`), and
+    the outline of one that is JSON."""
     blocks = []
     for path in list(paths)[:most]:
         head = read_bytes(sandbox, path, limit=HEAD_CHARS * 4)  # of a file of any size
         if head and not is_binary(head):
             text = first_lines(head.decode(errors="replace"), HEAD_LINES, HEAD_CHARS)
-            blocks.append(f"--- {path} ---\n{text}")
+            blocks.append(f"--- {path} ---\n{text}{json_outline(sandbox, path, head)}")
     return "\n".join(blocks)
+
+
+def json_outline(sandbox: Sandbox, path: str, head: bytes) -> str:
+    """`(JSON: …)` on a line of its own where the file is JSON (or JSON Lines) of at most
+    `OUTLINE_BYTES`, else ""."""
+    if head.lstrip()[:1] not in (b"{", b"["):
+        return ""
+    whole = read_bytes(sandbox, path, limit=OUTLINE_BYTES + 1)
+    if whole is None or len(whole) > OUTLINE_BYTES:
+        return ""
+    found = outline(whole.decode(errors="replace"))
+    return f"\n({found})" if found else ""
 
 
 def program_in(answer: str) -> str:
