@@ -217,6 +217,8 @@ def test_the_command_that_made_the_answer_is_not_a_second_way(tmp_path: Path) ->
         ("x 1\ny 2\n", "y 2\nx 1\n"),  # the same lines in another order
         ("a  b\n", "a b"),
         ("Ann Lee,5086.83\nBo,4232.2\n", "Ann Lee|5086.83\nBo|4232.20"),  # values, not the form
+        ('{"ok": true, "n": null}', "{'ok': True, 'n': None}"),  # a program's print(dict)
+        ('["a", "b"]', "['a', 'b']"),
     ],
 )
 def test_answers_that_agree(held: str, printed: str) -> None:
@@ -235,6 +237,8 @@ def test_answers_that_agree(held: str, printed: str) -> None:
         ("true", "1"),
         ("12", "total: 12"),
         ("Ann,5086.83\n", "Ann|5086.38"),
+        ('{"ok": true}', "{'ok': False}"),
+        ("a\n", "['a']"),  # Python's notation is read only where the answer is JSON
         ("Ann Lee,1\n", "Ann,Lee 1"),  # the same words, but not the same fields
     ],
 )
@@ -314,6 +318,8 @@ def test_a_second_answer_is_judged_by_its_values_not_its_layout(tmp_path: Path) 
         ("ERROR 3\nINFO 5\n", "ERROR|3\n", "ERROR 3\n"),
         ("ERROR 3\n", "ERROR\nINFO\nx\n", "ERROR\nINFO\nx\n"),  # one word a line stays so
         ('{"n": 1}', '{"n": 2}', '{"n": 2}'),  # JSON as it is
+        ('{"n": 1}', "{'n': 2, 'ok': True}", '{\n  "n": 2,\n  "ok": true\n}\n'),  # a dict printed
+        ("n 1\n", "{'n': 2}", "{'n': 2}\n"),  # where the answer is no JSON, the text is
         ("a,b\nc|d\n", "x;y\n", "x y\n"),  # no delimiter shared by the answer's lines
     ],
 )

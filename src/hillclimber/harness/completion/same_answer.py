@@ -1,9 +1,12 @@
 """Whether two answers say the same (`same`): the answer file and what a second computation
 printed (`agreement.py`) — equal text, equal JSON, the same lines in any order, their fields
-split at spaces or a delimiter, numbers to the precision written."""
+split at spaces or a delimiter, numbers to the precision written. A second program that
+prints a Python dict or list (`print(result)`: single quotes, `True`, `None`) where the answer
+is JSON is read as the JSON it stands for (the 1.5B's did, and was taken for malformed JSON)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from decimal import Decimal, InvalidOperation
@@ -19,7 +22,7 @@ def same(held: str, printed: str) -> bool:
         return False
     if first == second:
         return True
-    one, other = _json(first), _json(second)
+    one, other = _json(first), _json(second, literal=True)
     if one is not _NOT_JSON and other is not _NOT_JSON:
         return _close(one, other)
     lines = [_fields(line) for line in first.splitlines() if line.strip()]
@@ -44,6 +47,9 @@ def laid_out_as(held: str, printed: str) -> str:
     joint = sorted(shared)[0] if len(shared) == 1 else " "
     if _json(printed.strip()) is not _NOT_JSON or not lines:
         return printed
+    value = _json(printed.strip(), literal=True)
+    if value is not _NOT_JSON and _json(held.strip()) is not _NOT_JSON:
+        return json.dumps(value, indent=2) + "\n"  # a Python literal, where JSON is held
     return "\n".join(joint.join(_fields(line)) for line in printed.strip().splitlines()) + "\n"
 
 
@@ -57,11 +63,20 @@ def _fields(line: str) -> list[str]:
 _NOT_JSON = object()
 
 
-def _json(text: str) -> object:
+def _json(text: str, *, literal: bool = False) -> object:
+    """The JSON value of `text`; with `literal`, also a Python dict or list written as Python
+    writes it."""
     try:
         return json.loads(text)
     except ValueError:
+        pass
+    if not literal or text[:1] not in ("{", "["):
         return _NOT_JSON
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return _NOT_JSON
+    return value if isinstance(value, dict | list) else _NOT_JSON
 
 
 def _close(a: object, b: object) -> bool:
