@@ -25,7 +25,9 @@ from hillclimber.sandbox.files import is_binary, read_bytes
 
 MAX_COMMAND_TOKENS = 256
 """Room for a command: at 160 tokens the 1.5B's awk program was cut."""
-MAX_PROGRAM_TOKENS = 384
+MAX_PROGRAM_TOKENS = 512
+"""Room for a program: at 384 tokens, 7 of the 1.5B's 44 programs on the dev split were cut
+(and failed as `'(' was never closed`); most take 200-300."""
 HEAD_LINES, HEAD_CHARS = 5, 400
 """How much of each input file the prompt shows."""
 OUTLINE_BYTES = 2_000_000
