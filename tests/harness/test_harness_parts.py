@@ -314,6 +314,44 @@ def test_a_fence_that_is_the_files_own_is_kept(path: str, content: str, tmp_path
     assert (tmp_path / "workspace" / path).read_text() == content
 
 
+@pytest.mark.parametrize(
+    ("path", "content", "written"),
+    [  # the 1.5B's answer file on the dev split, and one in a fence
+        (
+            "t.json",
+            "{'min_q': 35, 'strict': True, 'x': None}",
+            '{\n  "min_q": 35,\n  "strict": true,\n  "x": null\n}\n',
+        ),
+        ("t.json", "```json\n['a', 1.5]\n```", '[\n  "a",\n  1.5\n]\n'),
+    ],
+)
+def test_a_json_file_written_in_pythons_notation_is_written_as_json(
+    path: str, content: str, written: str, tmp_path: Path
+) -> None:
+    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
+    result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
+    assert result.success and "(as JSON: it was written in Python's notation)" in result.output
+    assert (tmp_path / "workspace" / path).read_text() == written
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("t.json", '{"a": 1}'),  # JSON already
+        ("t.json", "{'a': open('x')}"),  # no literal: nothing runs, it is kept as written
+        ("t.json", "{...}"),
+        ("t.json", "[...]"),  # a list of Ellipsis, which JSON cannot hold
+        ("t.json", "{'a': {1, 2}}"),
+        ("t.py", "{'a': 1}"),  # Python where Python belongs
+    ],
+)
+def test_other_writes_are_kept_as_written(path: str, content: str, tmp_path: Path) -> None:
+    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
+    result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
+    assert result.success and "as JSON" not in result.output
+    assert (tmp_path / "workspace" / path).read_text() == content
+
+
 def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> None:
     """The task names `ec-policies.json`; it lies in /app/conf/: the prompt shows it there, and
     a read of /app/ec-policies.json says where it is. Two files of that name: neither."""

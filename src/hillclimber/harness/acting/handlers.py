@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import json
 import posixpath
 import re
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from hillclimber.errors import AgentTimeout
 from hillclimber.harness.acting.tools import MAX_CHARS, MAX_LINES, ToolCall, ToolResult, truncate
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.harness.instruction import DATA
+from hillclimber.harness.parsing.literal import python_data
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
 from hillclimber.sandbox.files import BINARY_PROBE, is_binary, same_name
 
@@ -170,11 +172,26 @@ def unfenced(path: str, content: str) -> str | None:
     return match.group("body")
 
 
+def as_json(path: str, content: str) -> str | None:
+    """For a `.json` file, content in Python's notation (`{'n': 1, 'ok': True}`) as the JSON
+    it stands for; None where it is JSON already, or no Python dict or list."""
+    if not path.lower().endswith(".json"):
+        return None
+    try:
+        json.loads(content)
+        return None
+    except ValueError:
+        value = python_data(content)
+    return None if value is None else json.dumps(value, indent=2) + "\n"
+
+
 def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     path = tool_path(args["path"], env)
     content = str(args["content"])
     inner = unfenced(path, content)
-    data = (content if inner is None else inner).encode()
+    content = content if inner is None else inner
+    converted = as_json(path, content)
+    data = (content if converted is None else converted).encode()
     size = len(data)
     meta: dict[str, Any] = {"path": args["path"], "bytes": size}
     found = env.sandbox.stat(path)
@@ -185,6 +202,8 @@ def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
         )
     env.sandbox.write_file(path, data)
     dropped = "" if inner is None else " (without the ``` fence around it: it is not the file's)"
+    if converted is not None:
+        dropped += " (as JSON: it was written in Python's notation)"
     return ToolResult(True, f"Wrote {size} bytes to {args['path']}{dropped}", meta)
 
 

@@ -6,10 +6,11 @@ is JSON is read as the JSON it stands for (the 1.5B's did, and was taken for mal
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from decimal import Decimal, InvalidOperation
+
+from hillclimber.harness.parsing.literal import python_data
 
 
 def same(held: str, printed: str) -> bool:
@@ -70,13 +71,8 @@ def _json(text: str, *, literal: bool = False) -> object:
         return json.loads(text)
     except ValueError:
         pass
-    if not literal or text[:1] not in ("{", "["):
-        return _NOT_JSON
-    try:
-        value = ast.literal_eval(text)
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return _NOT_JSON
-    return value if isinstance(value, dict | list) else _NOT_JSON
+    value = python_data(text) if literal else None
+    return _NOT_JSON if value is None else value
 
 
 def _close(a: object, b: object) -> bool:
