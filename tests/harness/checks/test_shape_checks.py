@@ -4,6 +4,7 @@ table of instructions where none may fire."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -96,6 +97,26 @@ def test_a_json_answer_with_no_value_in_it_is_no_answer(tmp_path: Path) -> None:
     assert outcome(allowed, tmp_path, '{"groups": []}')[0]  # "empty if none"
 
 
+@pytest.mark.parametrize(
+    "held", ["your_api_key_here", "<api key>", "...", "TODO", "placeholder", "insert key here"]
+)
+def test_a_json_answer_holding_a_stand_in_is_no_answer(held: str, tmp_path: Path) -> None:
+    """The 1.5B's findings held `"api_key": "your_api_key_here"` and it confirmed them."""
+    check = FileMatchesJson("/app/f.json", '{"ip": "10.0.0.1", "port": 80, "api_key": "k-1"}')
+    answer = json.dumps({"ip": "192.168.1.100", "port": 12345, "api_key": held})
+    assert outcome(check, tmp_path, answer) == (
+        False,
+        f"it holds {held!r}, which stands in for a value: find the real one",
+    )
+    assert outcome(check, tmp_path, answer.replace(held, "sk-9f2"))[0]
+
+
+def test_a_word_the_example_holds_as_a_value_is_no_stand_in(tmp_path: Path) -> None:
+    check = FileMatchesJson("/app/t.json", '[{"task": "build", "state": "TODO"}]')
+    assert outcome(check, tmp_path, '[{"task": "ship", "state": "todo"}]')[0]
+    assert not outcome(check, tmp_path, '[{"task": "<task>", "state": "DONE"}]')[0]
+
+
 def test_keys_that_are_data_are_not_demanded(tmp_path: Path) -> None:
     """`{"10.0.0.1": 3}`, `{"user1": …}`: a map; only its values' form is kept."""
     check = FileMatchesJson("/app/hits.json", '{"10.0.0.1": 3, "10.0.0.2": 5}')
@@ -127,6 +148,10 @@ def test_key_value_lines_of_an_example_are_demanded(instruction: str, tmp_path: 
     assert outcome(check, tmp_path, "REASON=too big\nFAILED_JOB=batch\n")[0]
     assert outcome(check, tmp_path, "FAILED_JOB=batch\n") == (False, "no line REASON=")
     assert outcome(check, tmp_path, "FAILED_JOB=<job_name>\nREASON=x\n") == (
+        False,
+        "FAILED_JOB= holds a placeholder",
+    )
+    assert outcome(check, tmp_path, "FAILED_JOB=your_job_here\nREASON=x\n") == (
         False,
         "FAILED_JOB= holds a placeholder",
     )

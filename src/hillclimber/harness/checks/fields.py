@@ -14,6 +14,7 @@ from typing import ClassVar
 
 from hillclimber.harness.checks.base import Outcome
 from hillclimber.harness.checks.kinds import TextCheck
+from hillclimber.harness.checks.stand_ins import stand_in
 from hillclimber.verify.verifier import Strength
 
 _FIELD = (
@@ -75,6 +76,10 @@ def choices(block: str, prose: str) -> Choices:
     return tuple(found) if named else ()
 
 
+def _placeholder(value: str) -> bool:
+    return _PLACEHOLDER.match(value) is not None or stand_in(value.strip("\"'"))
+
+
 def _quoted(word: str, prose: str) -> bool:
     return re.search(rf"([\"'`“‘]){re.escape(word)}[\"'`”’]", prose, re.I) is not None
 
@@ -105,7 +110,12 @@ class FileHasFields(TextCheck):
         missing = [label for label in self.labels if label not in values]
         if missing:
             return Outcome(False, f"no line {' '.join(missing)[:80]}")
-        empty = [label for label in self.labels if _PLACEHOLDER.match(values[label])]
+        offered = {w.lower() for _, words in self.offered for w in words}  # TODO may be one
+        empty = [
+            label
+            for label in self.labels
+            if _placeholder(values[label]) and values[label].lower() not in offered
+        ]
         if empty:
             return Outcome(False, f"{empty[0]} holds a placeholder")
         for label, words in self.offered:

@@ -31,6 +31,7 @@ from hillclimber.harness.checks.lines import (
     line_shape,
 )
 from hillclimber.harness.checks.scope import INPUT, LOOK_BACK, is_code, output_of
+from hillclimber.harness.checks.stand_ins import stand_ins
 from hillclimber.harness.checks.stated import line_forms, orders, stated_headers
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
@@ -331,6 +332,9 @@ class FileMatchesJson(TextCheck):
             wrong = "an empty array, where the example's has items"
         elif not wrong and _hollow(found) and not _hollow(example) and not self.empty:
             wrong = "it holds no value: its arrays are empty, where the example's have items"
+        held = next(stand_ins(found, example), None) if not wrong else None
+        if held is not None:
+            wrong = f"it holds {held[:40]!r}, which stands in for a value: find the real one"
         return Outcome(not wrong, wrong or "")
 
 

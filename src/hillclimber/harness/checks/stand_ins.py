@@ -1,0 +1,47 @@
+"""Values that stand in for a value: `your_api_key_here`, `<hostname>`, `...`, `TODO`.
+
+A small model that cannot find a value writes one (the 1.5B's findings held
+`"api_key": "your_api_key_here"`, and it confirmed them), and a check of the answer's form
+passed it. A form check of JSON or of `KEY=value` lines fails a value that is one, as it fails
+an answer whose arrays are all empty: the form is there, the values are not
+(`shape.FileMatchesJson`, `fields.FileHasFields`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_STAND_IN = re.compile(
+    r"^(?:your[_ -]\w.*"  # your_api_key_here, your-password
+    r"|\w+(?:[_ -]\w+)*[_ -]here"  # api_key_here, insert value here
+    r"|<[^<>\n]{1,40}>"  # <hostname>
+    r"|\.{3}|…|\[\.{3}\]|\{\.{3}\}"  # ...
+    r"|todo|tbd|fixme|placeholder|replace[_ -]?me|change[_ -]?me|x{3,}|lorem ipsum.*)$",
+    re.I,
+)
+
+
+def stand_in(value: str) -> bool:
+    """Whether `value`, as a whole, stands in for a value."""
+    return _STAND_IN.match(value.strip()) is not None
+
+
+def stand_ins(data: object, example: object) -> Iterator[str]:
+    """The string values of JSON `data` that stand in for a value, but for a word the
+    `example` holds as a value too (a status may be `TODO`; `<name>` in it is its
+    placeholder, not a value)."""
+    kept = {v.lower() for v in strings(example) if stand_in(v) and v[:1].isalpha()}
+    return (v for v in strings(data) if stand_in(v) and v.lower() not in kept)
+
+
+def strings(value: object) -> Iterator[str]:
+    """The string values of JSON `value` (not its keys)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from strings(item)
