@@ -141,6 +141,24 @@ def test_a_new_file_that_is_the_instructions_example_copied_fails(
     assert check.run(built.context).passed
 
 
+def test_the_output_shown_for_a_supposed_input_is_no_answer(tmp_path: Path) -> None:
+    """"If ops.txt contains: … Then sums.txt should contain: …" shows another input's output
+    (the 1.5B wrote it as its answer); a copy of it fails, as an example's does."""
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "ops.txt").write_text("4\n5 5 5 5\nQUERY 0 3\n")
+    instruction = (
+        "Read /app/ops.txt and write one sum per query to /app/sums.txt.\n\n**Example:**\n"
+        "If `/app/ops.txt` contains:\n```\n3\n1 2 3\nQUERY 0 1\n```\n\n"
+        "Then `/app/sums.txt` should contain:\n```\n3\n15\n```"
+    )
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    assert check.path == "/app/sums.txt"
+    (root / "sums.txt").write_text("3\n15\n")
+    assert not check.run(built.context).passed
+    (root / "sums.txt").write_text("20\n")
+    assert check.run(built.context).passed
+
+
 _SHIFTED = str.maketrans("abcdefghijklmnopqrstuvwxyz", "bcdefghijklmnopqrstuvwxyza")
 
 

@@ -320,6 +320,21 @@ _ABSOLUTE = re.compile(r"(?<![\w.:/~-])/(?:[\w.+-]+/)*[\w.+-]+")
 """Any absolute path, a folder or a file without an extension too."""
 
 
+_SUPPOSED = re.compile(r"^(?:\*\*[^*\n]*\*\*\s*)?(?:if|given|suppose|when)\b", re.I)
+"""A sentence supposing an input ("**Example:** If `ops.txt` contains:", "Given the input:")."""
+
+
+def _after_a_supposed_input(said: list[Sentence], index: int, output: str) -> bool:
+    """Whether the block of sentence `index` follows one shown for a supposed content of
+    another file, an input: it is the output of that input, not of the task's ("If ops.txt
+    contains: … Then results.txt should contain: …"; the 1.5B wrote that output as its
+    answer). Not outcomes supposed ("If all rules pass: PASS"): one of them is the answer."""
+    before = said[index - 1] if index > 0 else None
+    if before is None or not before.block or _SUPPOSED.match(before.text) is None:
+        return False
+    return any(path != output for path in before.paths)
+
+
 def _not_copies(
     instruction: str, said: list[Sentence], new_files: set[str], here: Workspace, found: list[Check]
 ) -> list[Check]:
@@ -341,7 +356,8 @@ def _not_copies(
     illustrations: list[tuple[str, str]] = []
     for index, output in examples(said, new_files):
         block = (said[index].block or "").strip("\n")
-        if _SHOWN.search(said[index].text) and (output, block) not in demanded:
+        shown_so = _SHOWN.search(said[index].text) or _after_a_supposed_input(said, index, output)
+        if shown_so and (output, block) not in demanded:
             illustrations.append((output, block))
     places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
     held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)] if illustrations else []
