@@ -12,7 +12,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into
+from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into, writes
 from hillclimber.harness.completion.agreement import _ran_before, unredirected
 from hillclimber.harness.presets import preset
 from hillclimber.harness.programs import input_heads, program_in, run_program
@@ -26,11 +26,11 @@ WRONG = json.dumps({"name": "write_file", "arguments": {"path": "/app/count.txt"
 
 
 def run_agent(
-    tmp_path: Path, answers: list[str], **settings: object
+    tmp_path: Path, answers: list[str], instruction: str = COUNT, **settings: object
 ) -> tuple[AgentOutcome, ScriptedModel, Path]:
     sandbox, workspace = host_sandbox(tmp_path / "trial")
     (workspace / "data.txt").write_text("a\nb\nc\n")
-    task = Task(id="count", instruction=COUNT, format=TaskFormat.INLINE)
+    task = Task(id="count", instruction=instruction, format=TaskFormat.INLINE)
     chosen = {"planner": False, "probe_commands": False, "propose": False, "agreement": False,
               "computed": 2, "candidates": 2, "code": "command", **settings}  # fmt: skip
     config = preset("climber", **chosen)
@@ -214,3 +214,47 @@ def test_a_program_runs_from_a_here_document() -> None:
     )
     bare = "python3 - <<'HILLCLIMBER_PROGRAM'\nprint(1)\nHILLCLIMBER_PROGRAM"
     assert run_program("print(1)") == bare
+
+
+SCRIPT_TASK = (
+    "Create a Python script at /app/count.py.\n\nThe script must:\n- Read /app/data.txt\n"
+    "- Write the number of its lines to /app/count.txt"
+)
+
+
+def test_a_program_is_saved_as_the_script_that_writes_the_answer(tmp_path: Path) -> None:
+    """The task's tests run the script: the computed program is saved as it, and writes the
+    answer file itself."""
+    program = (
+        "```python\nlines = open('/app/data.txt').readlines()\n"
+        "open('/app/count.txt', 'w').write(f'{len(lines)}\\n')\n```"
+    )
+    done = json.dumps({"name": "task_complete", "arguments": {}})
+    answers = [WRONG, program, done]
+    outcome, model, workspace = run_agent(tmp_path, answers, SCRIPT_TASK, code="program")
+    model.assert_complete()
+    asked = model.requests[1].messages[-1].content
+    assert "writes exactly that to /app/count.txt (it is saved as /app/count.py and run)" in asked
+    assert outcome.info["computed"] == 1
+    assert (workspace / "count.txt").read_text() == "3\n"
+    assert "readlines()" in (workspace / "count.py").read_text()
+
+
+@pytest.mark.parametrize(
+    ("instruction", "script_writes"),
+    [
+        (SCRIPT_TASK, True),
+        (
+            "Create /app/solve.py that:\n1. reads /app/in.txt\n2. saves the sums to /app/out.json",
+            True,
+        ),
+        ("Save it in /app/solve.py and ensure it generates the counts in /app/out.json.", True),
+        ("After creating /app/solve.py, save a performance report to /app/out.json.", False),
+        ("Save the fix to /app/solve.py.\n\nThen create a status file at /app/out.json:", False),
+        ("Write /app/out.json with the counts.\n\nThe checks:\n- /app/solve.py runs", False),
+    ],
+)
+def test_when_a_script_writes_the_answer(instruction: str, script_writes: bool) -> None:
+    path = "/app/count.txt" if "count.txt" in instruction else "/app/out.json"
+    script = "/app/count.py" if "count.py" in instruction else "/app/solve.py"
+    assert writes(instruction, script, path) is script_writes

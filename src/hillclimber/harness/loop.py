@@ -382,7 +382,9 @@ class AgentLoop:
         asks = self.config.climbing.computed
         if not asks or not self.answers or not (self.inputs or self.protected):
             return None
-        return Computer(self.asker, self.instruction, self.answers, asks, self.code)
+        return Computer(
+            self.asker, self.instruction, self.answers, asks, self.code, self.env.workdir
+        )
 
     @cached_property
     def code(self) -> CodeAsk:

@@ -12,6 +12,7 @@ the code must know, and the outline of a JSON one (`outline.py`).
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Sequence
@@ -124,6 +125,13 @@ def run_program(source: str, into: str | None = None) -> str:
     """A command that runs `source` with python3 (its output sent to the file `into`)."""
     sent = f" > {shlex.quote(into)}" if into else ""
     return f"python3 -{sent} <<'{END}'\n{source}\n{END}"
+
+
+def save_and_run(source: str, script: str) -> str:
+    """A command that saves `source` as the Python script `script` and runs it."""
+    where = shlex.quote(posixpath.dirname(script) or ".")
+    saved = shlex.quote(script)
+    return f"mkdir -p {where} && cat > {saved} <<'{END}'\n{source}\n{END}\npython3 {saved}"
 
 
 def is_program(command: str) -> bool:

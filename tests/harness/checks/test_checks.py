@@ -142,8 +142,8 @@ def test_a_new_file_that_is_the_instructions_example_copied_fails(
 
 
 def test_the_output_shown_for_a_supposed_input_is_no_answer(tmp_path: Path) -> None:
-    """"If ops.txt contains: … Then sums.txt should contain: …" shows another input's output
-    (the 1.5B wrote it as its answer); a copy of it fails, as an example's does."""
+    """An instruction's "If ops.txt contains: … Then sums.txt should contain: …" shows another
+    input's output (the 1.5B wrote it as its answer); a copy of it fails, as an example's does."""
     sandbox, root = host_sandbox(tmp_path)
     (root / "ops.txt").write_text("4\n5 5 5 5\nQUERY 0 3\n")
     instruction = (

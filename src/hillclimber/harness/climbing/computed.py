@@ -17,6 +17,7 @@ lines (`ask.code`, `harness/programs.py`).
 from __future__ import annotations
 
 import json
+import posixpath
 import re
 import shlex
 from collections.abc import Sequence
@@ -24,10 +25,19 @@ from dataclasses import dataclass, field
 
 from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.asking import Asker
+from hillclimber.harness.checks.text import sentences
 from hillclimber.harness.climbing.candidate import Candidate
 from hillclimber.harness.completion.agreement import CODE, command_in, unredirected
-from hillclimber.harness.programs import CodeAsk, is_program, named, run_program, said
+from hillclimber.harness.programs import (
+    CodeAsk,
+    is_program,
+    named,
+    run_program,
+    said,
+    save_and_run,
+)
 from hillclimber.harness.prompting.summary import clip
+from hillclimber.sandbox import APP
 
 SYSTEM = (
     "You work a task's answer out from its input files with one shell command. Reply with the"
@@ -52,6 +62,7 @@ class Computer:
     answers: Sequence[str]
     asks: int = 3
     code: CodeAsk = field(default_factory=CodeAsk)
+    workdir: str = APP
     asked: int = 0
     why: str = ""
     """What was wrong with the last command, for the next ask."""
@@ -59,6 +70,18 @@ class Computer:
     @property
     def path(self) -> str | None:
         return next((p for p in self.answers if not p.endswith(CODE)), None)
+
+    @property
+    def script(self) -> str | None:
+        """The Python script the task asks for that writes the answer file (`writes`), where a
+        program is asked for: the program is saved as it and writes the answer file itself
+        (the task's tests run the script; the 1.5B wrote the answer by hand, never the
+        script)."""
+        path = self.path
+        if not self.code.program or path is None:
+            return None
+        scripts = [p for p in self.answers if p.endswith(".py")]
+        return next((p for p in scripts if writes(self.instruction, p, path, self.workdir)), None)
 
     def call(self, turn: int) -> ToolCall | None:
         """A run_command that writes a computed answer to the answer file, or None (no asks
@@ -73,7 +96,10 @@ class Computer:
         if not source and not command:
             self.why = f"answer held no {self.code.what}"
             return None
-        run = run_program(source, path) if source else into(command, path)
+        if source and self.script:
+            run = save_and_run(source, self.script)
+        else:
+            run = run_program(source, path) if source else into(command, path)
         return ToolCall(name="run_command", arguments={"command": run})
 
     def learn(self, candidate: Candidate, passing: int) -> None:
@@ -97,13 +123,60 @@ class Computer:
             if code.program
             else (SYSTEM, f"it is written to {path} for you")
         )
+        does = f"prints exactly that ({sent})"
+        if self.script:
+            does = f"writes exactly that to {path} (it is saved as {self.script} and run)"
         prompt = (
             f"Task:\n{clip(self.instruction, 1500)}{code.shown()}\n\n"
             f"Write {code.one} that works out from the task's input files what {path} should"
-            f" hold, and prints exactly that ({sent}). Reply with the {code.what} only.{again}"
+            f" hold, and {does}. Reply with the {code.what} only.{again}"
         )
         return self.asker.apart(system, prompt, role="compute", turn=turn,
                                 max_tokens=code.max_tokens, stuck=bool(self.why))  # fmt: skip
+
+
+_WRITING = re.compile(
+    r"\b(?:it|that|which|script|program)\s+(?:\w+\s+)?"
+    r"(?:writes?|saves?|outputs?|generates?|produces?|creates?|stores?)\b",
+    re.I,
+)
+"""The script as the one writing: "that writes", "ensure it generates", "it also saves"."""
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s")
+
+
+def writes(instruction: str, script: str, path: str, workdir: str = APP) -> bool:
+    """Whether the instruction says the script writes `path`: in one line, the script named
+    first and then as the one writing ("save it in solve.py and ensure it generates
+    solutions.json"), or `path` in a list item under a line about the script that opens the
+    list ("The script must:" … "- Write results to results.txt"). Not a report made after
+    the script ("After creating X.py, save a report to perf.json")."""
+    opener = ""
+    for line, paths in _lines(instruction, workdir):
+        item = _ITEM.match(line) is not None
+        if not item:
+            opener = line if line.rstrip().endswith(":") else ""
+        if path not in paths:
+            continue
+        if script in paths and _WRITING.search(line.split(posixpath.basename(script), 1)[-1]):
+            return True
+        about = script in _named(opener, [script]) or re.search(r"\b(?:script|program)\b", opener)
+        if item and about:
+            return True
+    return False
+
+
+def _lines(instruction: str, workdir: str) -> list[tuple[str, list[str]]]:
+    """Each line of the instruction's sentences, with the paths it names."""
+    found = []
+    for sentence in sentences(instruction, workdir):
+        for line in sentence.text.splitlines():
+            found.append((line, _named(line, sentence.paths)))
+    return found
+
+
+def _named(line: str, paths: Sequence[str]) -> list[str]:
+    """Those of `paths` that `line` names (whole, or by file name)."""
+    return [p for p in paths if p in line or posixpath.basename(p) in line]
 
 
 def _told(output: str) -> str:
