@@ -207,7 +207,15 @@ def test_plain_words_around_to_are_not_a_change_of_value(instruction: str, tmp_p
 
 
 @pytest.mark.parametrize(
-    "quoted", ["/workspace/docker_data/", "/app/input.csv", "/home/project/pipeline/"]
+    "quoted",
+    [
+        "/workspace/docker_data/",
+        "/app/input.csv",
+        "/home/project/pipeline/",
+        "/workspace/app/Dockerfile",  # "the build process" of the Dockerfile at …
+        "/app/src/main.c",
+        "/etc/nginx/nginx.conf",
+    ],
 )
 def test_a_quoted_place_is_not_a_command_to_run(quoted: str, tmp_path: Path) -> None:
     """ "Run the analysis on `/workspace/data/`": a folder or a data file, not a command."""

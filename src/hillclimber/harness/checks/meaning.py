@@ -264,9 +264,20 @@ def runnable(command: str) -> bool:
     if words.name in _MUTATES:
         return False
     first = words.args[0]
-    if first.endswith("/") or (len(words.args) == 1 and _FOLDER_OR_DATA.search(first)):
-        return False  # `/workspace/data/`, `/app/input.csv`: a place, not a command
+    alone = len(words.args) == 1
+    if first.endswith("/") or (
+        alone and (_FOLDER_OR_DATA.search(first) or _NO_PROGRAM.search(first))
+    ):
+        return False  # `/workspace/data/`, `/app/input.csv`, `/app/Dockerfile`: not a command
     return first.startswith(("/", "./")) or shutil.which(words.name, path=STANDARD_PATH) is not None
 
 
 _FOLDER_OR_DATA = re.compile(r"\.(?:csv|json|txt|log|md|yaml|yml|xml|db|dat|bed|tsv)$", re.I)
+_NO_PROGRAM = re.compile(
+    r"(?:^|/)(?:Dockerfile|Containerfile|Makefile|CMakeLists\.txt|Jenkinsfile|Vagrantfile|"
+    r"Procfile|Gemfile|Pipfile|README|LICENSE)$"
+    r"|\.(?:c|h|cc|cpp|hpp|go|rs|java|ts|sql|proto|conf|cfg|ini|toml|env|html|css|tf)$"
+)
+"""A file named alone that is built from, configured or read, never run: a build file (the
+TermiGen task's "`/workspace/app/Dockerfile` succeeds" ran the Dockerfile), a source or a
+configuration file."""
