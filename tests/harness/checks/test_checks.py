@@ -489,14 +489,14 @@ def test_a_folder_named_where_a_build_is_said_is_no_command(
 def test_a_goal_check_that_already_passes_is_dropped(tmp_path: Path) -> None:
     sandbox, root = host_sandbox(tmp_path)
     (root / "hello.txt").write_text("Hello\n")
-    built = build_checks("Create /app/hello.txt and /app/new.txt. Run `true` to check.", sandbox)
+    built = build_checks("Create /app/hello.txt and /app/new.txt. Run `ls /app` to check.", sandbox)
     kept = [check.name for check in built.checks]
     assert kept == [
         "/app/new.txt exists and is not empty",
         # of /app/hello.txt, there already
         "/app/new.txt is not a copy of an input or of the instruction's example",
     ]
-    assert ("`true` succeeds", "passes before any work: it tells nothing") in built.dropped
+    assert ("`ls /app` succeeds", "passes before any work: it tells nothing") in built.dropped
     assert built.usable
 
 

@@ -215,6 +215,9 @@ def test_plain_words_around_to_are_not_a_change_of_value(instruction: str, tmp_p
         "/workspace/app/Dockerfile",  # "the build process" of the Dockerfile at …
         "/app/src/main.c",
         "/etc/nginx/nginx.conf",
+        "/var/lock/backup.lock",
+        "python3 /app/solver.py <cnf_file>",  # a usage, its slot not filled
+        "false",  # "followed by `true` or `false`"
     ],
 )
 def test_a_quoted_place_is_not_a_command_to_run(quoted: str, tmp_path: Path) -> None:

@@ -251,13 +251,18 @@ _MUTATES = frozenset(
      "chown", "mkdir", "touch", "tee", "sed", "dd", "ln", "kill", "sudo")
 )  # fmt: skip
 _CAPS = re.compile(r"(?<![\w/.-])[A-Z][A-Z_]{2,}(?![\w/.-])")
+_SLOT = re.compile(r"<[A-Za-z_][\w -]*>")
+"""A usage's slot: `python3 solver.py <cnf_file>` (a redirection has no word right after `<`
+and a `>` after it)."""
 
 
 def runnable(command: str) -> bool:
     """A whole command line (not a placeholder usage like `sum FILE`) that only reads or
     builds, whose program is here or a path."""
-    if not command or "\n" in command.strip() or _CAPS.search(command):
+    if not command or "\n" in command.strip() or _CAPS.search(command) or _SLOT.search(command):
         return False
+    if command.strip() in ("true", "false"):
+        return False  # a value ("followed by `true` or `false`"), not a command
     words = read_words(command.split("&&")[-1])
     if words is None or not words.args:
         return False
@@ -276,8 +281,8 @@ _FOLDER_OR_DATA = re.compile(r"\.(?:csv|json|txt|log|md|yaml|yml|xml|db|dat|bed|
 _NO_PROGRAM = re.compile(
     r"(?:^|/)(?:Dockerfile|Containerfile|Makefile|CMakeLists\.txt|Jenkinsfile|Vagrantfile|"
     r"Procfile|Gemfile|Pipfile|README|LICENSE)$"
-    r"|\.(?:c|h|cc|cpp|hpp|go|rs|java|ts|sql|proto|conf|cfg|ini|toml|env|html|css|tf)$"
+    r"|\.(?:c|h|cc|cpp|hpp|go|rs|java|ts|sql|proto|conf|cfg|ini|toml|env|html|css|tf|lock|pid)$"
 )
 """A file named alone that is built from, configured or read, never run: a build file (the
 TermiGen task's "`/workspace/app/Dockerfile` succeeds" ran the Dockerfile), a source or a
-configuration file."""
+configuration file, a lock or PID file."""
