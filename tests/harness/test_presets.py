@@ -33,7 +33,8 @@ def test_the_presets() -> None:
 
 def test_a_preset_starts_from_another_and_changes_only_what_it_says() -> None:
     fm, climber = preset("fm"), preset("climber")
-    assert climber.view == fm.view and climber.planning == fm.planning  # inherited from fm
+    assert climber.view == fm.view  # inherited from fm
+    assert climber.planning == fm.planning.model_copy(update={"seed_fixes": True})
     assert climber.ask == fm.ask.model_copy(update={"code": "program"})
     assert climber.completion.agreement and not fm.completion.agreement
 

@@ -195,6 +195,9 @@ class Planning(_Settings):
     """Supervisor/worker micro-steps: the task broken into a short list of steps first."""
     complexity: bool = True
     """Classify the task once; the class sets the turn budget and whether the planner runs."""
+    seed_fixes: bool = False
+    """A corrected version the task asks for (`fixed_x.R` of `x.R`) starts as a copy of the
+    original, made before the first turn (`seeding.py`)."""
 
 
 _IDLE_IN = {

@@ -47,6 +47,7 @@ from hillclimber.harness.recording.events import (
     ToolRan,
     TurnStarted,
 )
+from hillclimber.harness.seeding import seed_calls
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.models.base import Model
 from hillclimber.sandbox.files import exists, is_file, read_text
@@ -135,12 +136,22 @@ class AgentLoop:
         return result
 
     def _start(self) -> None:
+        if self.config.planning.seed_fixes:
+            self._seed()
         if self.use_planner:
             self._make_plan()
         if self.climb is not None and self.climb.climb.enabled:
             baseline = self.climb.climb.measure()
             self.events.emit(Measured(self.turn, baseline.tests_passing, baseline.tests_total,
                                       baseline.label))  # fmt: skip
+
+    def _seed(self) -> None:
+        """Each corrected version the task asks for starts as a copy of its original, made
+        by the harness before the first turn and told to the model (`seeding.py`)."""
+        env = self.env
+        for call, told in seed_calls(self.instruction, env.sandbox, env.workdir, self.answers):
+            if self._act(call, "", by="harness").success:
+                self.state.feedback.append(told)
 
     def _turn(self) -> None:
         self.events.emit(TurnStarted(self.turn))
@@ -256,7 +267,7 @@ class AgentLoop:
         self.prompter.record(text, message)
         return False
 
-    def _act(self, call: ToolCall, text: str) -> ToolResult:
+    def _act(self, call: ToolCall, text: str, by: str = "model") -> ToolResult:
         start = time.monotonic()
         result = execute(call, self.env)
         seconds = time.monotonic() - start
@@ -264,7 +275,7 @@ class AgentLoop:
         self.events.emit(
             ToolRan(
                 turn=self.turn,
-                by="model",
+                by=by,
                 tool=call.name,
                 arguments=call.arguments,
                 success=result.success,
@@ -280,7 +291,8 @@ class AgentLoop:
             if diagnosis is not None:
                 self.state.feedback.append(diagnosis.feedback())
                 observation += "\n" + diagnosis.feedback()
-        self.prompter.record(text, observation)
+        if by == "model":
+            self.prompter.record(text, observation)
         return result
 
     def _after(self, call: ToolCall, result: ToolResult) -> None:
