@@ -11,7 +11,8 @@ the first says what was wrong with the last command (it failed, printed nothing,
 printed failed the checks), at the temperature for a stuck turn. At most `asks` a trial.
 
 It may be asked as a short Python program instead, and the prompt shows the input files' first
-lines (`ask.code`, `harness/programs.py`).
+lines (`ask.code`, `harness/programs.py`). Where the task asks for a Python script that writes
+the answer file (`writes`), the program is that script: saved there, it writes the file itself.
 """
 
 from __future__ import annotations
@@ -159,7 +160,7 @@ def writes(instruction: str, script: str, path: str, workdir: str = APP) -> bool
             continue
         if script in paths and _WRITING.search(line.split(posixpath.basename(script), 1)[-1]):
             return True
-        about = script in _named(opener, [script]) or re.search(r"\b(?:script|program)\b", opener)
+        about = _named(opener, [script]) or re.search(r"\b(?:script|program)\b", opener)
         if item and about:
             return True
     return False
