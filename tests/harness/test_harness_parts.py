@@ -282,20 +282,33 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
     assert not ran.success and ran.metadata["exit_code"] == 3 and "x=9" in ran.output
 
 
+FENCE = "(without the ``` fence around it: it is not the file's)"
+AS_JSON = "(as JSON: it was written in Python's notation)"
+
+
 @pytest.mark.parametrize(
-    ("path", "content", "written"),
+    ("path", "content", "written", "told"),
     [
-        ("r.txt", "```json\nrecoverable=2\nrows=847\n```", "recoverable=2\nrows=847\n"),
-        ("r.csv", "```\na,b\n1,2\n```\n", "a,b\n1,2\n"),
-        ("run.sh", "  ```bash\necho hi\n```", "echo hi\n"),
+        ("r.txt", "```json\nrecoverable=2\nrows=847\n```", "recoverable=2\nrows=847\n", FENCE),
+        ("r.csv", "```\na,b\n1,2\n```\n", "a,b\n1,2\n", FENCE),
+        ("run.sh", "  ```bash\necho hi\n```", "echo hi\n", FENCE),
+        (  # the 1.5B's answer file on the dev split
+            "t.json",
+            "{'min_q': 35, 'strict': True, 'x': None}",
+            '{\n  "min_q": 35,\n  "strict": true,\n  "x": null\n}\n',
+            AS_JSON,
+        ),
+        ("t.json", "```json\n['a', 1.5]\n```", '[\n  "a",\n  1.5\n]\n', f"{FENCE} {AS_JSON}"),
     ],
 )
-def test_a_fence_around_the_whole_content_is_not_written(
-    path: str, content: str, written: str, tmp_path: Path
+def test_a_write_is_of_the_file_its_content_stands_for(
+    path: str, content: str, written: str, told: str, tmp_path: Path
 ) -> None:
+    """A fence around the whole content is not written; a `.json` file written in Python's
+    notation is written as JSON; either is said."""
     env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
     result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
-    assert result.success and "without the ``` fence" in result.output
+    assert result.success and result.output.endswith(told)
     assert (tmp_path / "workspace" / path).read_text() == written
 
 
@@ -312,26 +325,6 @@ def test_a_fence_that_is_the_files_own_is_kept(path: str, content: str, tmp_path
     result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
     assert result.success and "fence" not in result.output
     assert (tmp_path / "workspace" / path).read_text() == content
-
-
-@pytest.mark.parametrize(
-    ("path", "content", "written"),
-    [  # the 1.5B's answer file on the dev split, and one in a fence
-        (
-            "t.json",
-            "{'min_q': 35, 'strict': True, 'x': None}",
-            '{\n  "min_q": 35,\n  "strict": true,\n  "x": null\n}\n',
-        ),
-        ("t.json", "```json\n['a', 1.5]\n```", '[\n  "a",\n  1.5\n]\n'),
-    ],
-)
-def test_a_json_file_written_in_pythons_notation_is_written_as_json(
-    path: str, content: str, written: str, tmp_path: Path
-) -> None:
-    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
-    result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
-    assert result.success and "(as JSON: it was written in Python's notation)" in result.output
-    assert (tmp_path / "workspace" / path).read_text() == written
 
 
 @pytest.mark.parametrize(

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from hillclimber.harness.checks.fields import field
 from hillclimber.harness.checks.kinds import holds
+from hillclimber.harness.checks.stand_ins import strings
 
 _MADE_UP = re.compile(
     r"^(?:[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}"  # a person's or a thing's name: Alice Smith
@@ -60,18 +61,7 @@ def _leaves(block: str) -> Iterator[str]:
             if parts is not None:
                 yield parts[2].strip().strip("\"'")
         return
-    yield from _strings(value)
-
-
-def _strings(value: object) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value.strip()
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
+    yield from (text.strip() for text in strings(value))
 
 
 def unheld(values: Iterable[str], texts: Iterable[str]) -> tuple[str, ...]:
