@@ -213,9 +213,8 @@ def test_a_file_larger_than_the_output_is_read_in_pieces(tmp_path: Path) -> None
     first = execute(ToolCall(name="read_file", arguments={"path": "big.log"}), env)
     assert first.output.startswith("event 0001 ok\nevent 0002 ok")
     assert first.output.endswith(  # a data file: the rest is for a command, not for reading
-        "[lines 1-100 of 500 shown; the rest is more rows of the same kind: work on the whole"
-        " file with a command (run_command) instead of reading it all; the next piece: read_file"
-        " big.log start=101]"
+        "[lines 1-100 of 500 shown; the rest (from line 101) is more rows of the same kind: work"
+        " on the whole file with a command (run_command) instead of reading it]"
     )
     sandbox.write_file("/app/big.py", "".join(f"x{i} = {i}\n" for i in range(500)).encode())
     code = execute(ToolCall(name="read_file", arguments={"path": "big.py"}), env)

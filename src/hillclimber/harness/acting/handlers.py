@@ -132,16 +132,20 @@ def _read_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     out = "\n".join(shown)
     if last < end:  # a file larger than the window is read in pieces, in order
         meta["next_start"] = last + 1
-        rest = (
-            "; the rest is more rows of the same kind: work on the whole file with a command"
-            " (run_command) instead of reading it all"
-            if args["path"].lower().endswith(DATA) else ""
-        )  # fmt: skip
-        out += (
-            f"\n[lines {start}-{last} of {len(lines)} shown{rest}; the next piece: read_file "
-            f"{args['path']} start={last + 1}]"
-        )
+        out += f"\n[lines {start}-{last} of {len(lines)} shown; {_rest(args['path'], last)}]"
     return ToolResult(True, out, meta)
+
+
+def _rest(path: str, last: int) -> str:
+    """What to do with the rest of a file read in part: a data file's rows are for a command
+    (offered the next piece, the 1.5B paged through a 964-row table a turn at a time until the
+    guards refused it), other files are read on."""
+    if path.lower().endswith(DATA):
+        return (
+            f"the rest (from line {last + 1}) is more rows of the same kind: work on the whole"
+            " file with a command (run_command) instead of reading it"
+        )
+    return f"the next piece: read_file {path} start={last + 1}"
 
 
 def piece(lines: list[str], max_chars: int, max_lines: int = MAX_LINES) -> list[str]:
