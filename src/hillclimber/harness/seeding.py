@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.checks.text import sentences
 from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import read_text
+from hillclimber.sandbox.files import exists, read_text
 
 _FIX_WORDS = re.compile(
     r"(?:^|[_.-])(?:fixed|corrected|patched|repaired|working|updated|modified|new)(?=$|[_.-])"
@@ -37,7 +37,7 @@ def corrected_versions(
     named = dict.fromkeys(p for s in sentences(instruction, workdir) for p in s.paths)
     found: list[tuple[str, str]] = []
     for answer in answers:
-        if sandbox.stat(answer) is not None:
+        if exists(sandbox, answer):
             continue
         stem = _stem(answer, fixed=True)
         originals = [p for p in named if p != answer and stem and _stem(p) == stem]
