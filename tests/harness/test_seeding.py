@@ -10,6 +10,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.harness.instruction import named_paths
 from hillclimber.harness.presets import preset
 from hillclimber.harness.seeding import corrected_versions
 from hillclimber.models import ScriptedModel
@@ -31,7 +32,8 @@ def test_a_corrected_version_of_a_named_file(original: str, corrected: str, tmp_
     sandbox, root = host_sandbox(tmp_path)
     (root / original).write_text("x = 1\n")
     instruction = f"`/app/{original}` fails. Save the fixed version to `/app/{corrected}`."
-    found = corrected_versions(instruction, sandbox, "/app", [f"/app/{corrected}"])
+    named = named_paths(instruction)
+    found = corrected_versions(named, sandbox, [f"/app/{corrected}"])
     assert found == [(f"/app/{original}", f"/app/{corrected}")]
 
 
@@ -51,7 +53,7 @@ def test_no_copy_where_there_is_no_original_to_correct(
     for name, text in files.items():
         (root / name).write_text(text)
     instruction = f"Read `/app/report.py` and write `{answer}`."
-    assert corrected_versions(instruction, sandbox, "/app", [answer]) == []
+    assert corrected_versions(named_paths(instruction), sandbox, [answer]) == []
 
 
 def test_the_loop_starts_the_corrected_version_as_a_copy(tmp_path: Path) -> None:

@@ -148,8 +148,7 @@ class AgentLoop:
     def _seed(self) -> None:
         """Each corrected version the task asks for starts as a copy of its original, made
         by the harness before the first turn and told to the model (`seeding.py`)."""
-        env = self.env
-        for call, told in seed_calls(self.instruction, env.sandbox, env.workdir, self.answers):
+        for call, told in seed_calls(self.named, self.env.sandbox, self.answers):
             if self._act(call, "", by="harness").success:
                 self.state.feedback.append(told)
 

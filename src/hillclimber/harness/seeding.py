@@ -17,7 +17,6 @@ import shlex
 from collections.abc import Sequence
 
 from hillclimber.harness.acting.tools import ToolCall
-from hillclimber.harness.checks.text import sentences
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import exists, read_text
 
@@ -30,11 +29,11 @@ MAX_BYTES = 200_000
 
 
 def corrected_versions(
-    instruction: str, sandbox: Sandbox, workdir: str, answers: Sequence[str]
+    named: Sequence[str], sandbox: Sandbox, answers: Sequence[str]
 ) -> list[tuple[str, str]]:
     """(original, corrected) for each answer file not there yet whose name is that of a text
-    file the instruction names and that is there, with a word of fixing added."""
-    named = dict.fromkeys(p for s in sentences(instruction, workdir) for p in s.paths)
+    file the instruction names (`named`: `instruction.named_paths`) and that is there, with a
+    word of fixing added."""
     found: list[tuple[str, str]] = []
     for answer in answers:
         if exists(sandbox, answer):
@@ -59,7 +58,7 @@ def _stem(path: str, *, fixed: bool = False) -> str:
 
 
 def seed_calls(
-    instruction: str, sandbox: Sandbox, workdir: str, answers: Sequence[str]
+    named: Sequence[str], sandbox: Sandbox, answers: Sequence[str]
 ) -> list[tuple[ToolCall, str]]:
     """The copy of each original to its corrected version, and what the model is told of it."""
     return [
@@ -69,5 +68,5 @@ def seed_calls(
             f"{fixed} starts as a copy of {original} (the harness made it): fix it there with"
             " edit_file.",
         )
-        for original, fixed in corrected_versions(instruction, sandbox, workdir, answers)
+        for original, fixed in corrected_versions(named, sandbox, answers)
     ]  # fmt: skip

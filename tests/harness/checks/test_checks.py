@@ -141,22 +141,43 @@ def test_a_new_file_that_is_the_instructions_example_copied_fails(
     assert check.run(built.context).passed
 
 
-def test_the_output_shown_for_a_supposed_input_is_no_answer(tmp_path: Path) -> None:
+SUPPOSED_INPUTS = [
+    "**Example:**\nIf `/app/ops.txt` contains:\n```\n3\n1 2 3\nQUERY 0 1\n```\n\n"
+    "Then `/app/sums.txt` should contain:\n```\n3\n15\n```",
+    "Suppose `/app/ops.txt` holds:\n```\n1 2 3\nQUERY 0 1\n```\n\n"
+    "The output file `/app/sums.txt` must contain:\n```\n3\n15\n```",
+    "When /app/ops.txt is:\n```\n1 2 3\n```\n\n/app/sums.txt will contain:\n```\n3\n15\n```",
+]
+
+
+@pytest.mark.parametrize("shown", SUPPOSED_INPUTS)
+def test_the_output_shown_for_a_supposed_input_is_no_answer(shown: str, tmp_path: Path) -> None:
     """An instruction's "If ops.txt contains: … Then sums.txt should contain: …" shows another
     input's output (the 1.5B wrote it as its answer); a copy of it fails, as an example's does."""
     sandbox, root = host_sandbox(tmp_path)
     (root / "ops.txt").write_text("4\n5 5 5 5\nQUERY 0 3\n")
-    instruction = (
-        "Read /app/ops.txt and write one sum per query to /app/sums.txt.\n\n**Example:**\n"
-        "If `/app/ops.txt` contains:\n```\n3\n1 2 3\nQUERY 0 1\n```\n\n"
-        "Then `/app/sums.txt` should contain:\n```\n3\n15\n```"
-    )
+    instruction = f"Read /app/ops.txt and write one sum per query to /app/sums.txt.\n\n{shown}"
     check, built = the_check("FileNotACopy", instruction, sandbox)
     assert check.path == "/app/sums.txt"
     (root / "sums.txt").write_text("3\n15\n")
     assert not check.run(built.context).passed
     (root / "sums.txt").write_text("20\n")
     assert check.run(built.context).passed
+
+
+def test_outcomes_supposed_may_each_be_the_answer(tmp_path: Path) -> None:
+    """ "If all rules pass: PASS … If rule 2 fails: FAIL 2": one of them is the answer, so a
+    copy of one is no copy of an example."""
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "rules.txt").write_text("rule 1\nrule 2\n")
+    instruction = (
+        "Check /app/rules.txt and write the verdict to /app/verdict.txt.\n\n"
+        "If all rules pass:\n```\nPASS\n```\n\nIf rule 2 fails:\n```\nFAIL\n2\n```"
+    )
+    built = build_checks(instruction, sandbox)
+    (root / "verdict.txt").write_text("FAIL\n2\n")
+    copies = [c for c in built.checks if isinstance(c, FileNotACopy)]
+    assert all(c.run(built.context).passed for c in copies)
 
 
 _SHIFTED = str.maketrans("abcdefghijklmnopqrstuvwxyz", "bcdefghijklmnopqrstuvwxyza")

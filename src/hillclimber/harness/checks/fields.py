@@ -110,7 +110,7 @@ class FileHasFields(TextCheck):
         missing = [label for label in self.labels if label not in values]
         if missing:
             return Outcome(False, f"no line {' '.join(missing)[:80]}")
-        offered = {w.lower() for _, words in self.offered for w in words}  # TODO may be one
+        offered = {w.lower() for _, words in self.offered for w in words}  # `TODO` offered is one
         empty = [
             label
             for label in self.labels

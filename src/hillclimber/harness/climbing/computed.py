@@ -23,6 +23,7 @@ import re
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.asking import Asker
@@ -72,7 +73,7 @@ class Computer:
     def path(self) -> str | None:
         return next((p for p in self.answers if not p.endswith(CODE)), None)
 
-    @property
+    @cached_property
     def script(self) -> str | None:
         """The Python script the task asks for that writes the answer file (`writes`), where a
         program is asked for: the program is saved as it and writes the answer file itself
