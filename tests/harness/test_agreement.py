@@ -219,6 +219,8 @@ def test_the_command_that_made_the_answer_is_not_a_second_way(tmp_path: Path) ->
         ("Ann Lee,5086.83\nBo,4232.2\n", "Ann Lee|5086.83\nBo|4232.20"),  # values, not the form
         ('{"ok": true, "n": null}', "{'ok': True, 'n': None}"),  # a program's print(dict)
         ('["a", "b"]', "['a', 'b']"),
+        ("COUNT=6\nFILE=/a b\n", "COUNT=6 FILE=/a b"),  # print(f"COUNT={n} FILE={f}")
+        ("risk: high\nusers: a,b\n", "risk:  high users: a,b\n"),
     ],
 )
 def test_answers_that_agree(held: str, printed: str) -> None:
@@ -240,6 +242,8 @@ def test_answers_that_agree(held: str, printed: str) -> None:
         ('{"ok": true}', "{'ok': False}"),
         ("a\n", "['a']"),  # Python's notation is read only where the answer is JSON
         ("Ann Lee,1\n", "Ann,Lee 1"),  # the same words, but not the same fields
+        ("COUNT=6\nVALID=NO\n", "COUNT=6 VALID=YES"),
+        ("COUNT=6\n", "COUNT=6 VALID=YES"),  # one field is no line of fields run together
     ],
 )
 def test_answers_that_differ(held: str, printed: str) -> None:
@@ -321,6 +325,8 @@ def test_a_second_answer_is_judged_by_its_values_not_its_layout(tmp_path: Path) 
         ('{"n": 1}', "{'n': 2, 'ok': True}", '{\n  "n": 2,\n  "ok": true\n}\n'),  # a dict printed
         ("n 1\n", "{'n': 2}", "{'n': 2}\n"),  # where the answer is no JSON, the text is
         ("a,b\nc|d\n", "x;y\n", "x y\n"),  # no delimiter shared by the answer's lines
+        ("N=6\nF=/x\n", "N=7 F=/y\n", "N=7\nF=/y\n"),  # a line for each field
+        ("A: 1\nB: x,y\n", "A: 2 B: z,w\nnote a,b\n", "A: 2\nB: z,w\nnote a b\n"),
     ],
 )
 def test_a_second_answer_laid_out_as_the_answer(held: str, printed: str, laid_out: str) -> None:

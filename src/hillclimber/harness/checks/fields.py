@@ -76,6 +76,26 @@ def choices(block: str, prose: str) -> Choices:
     return tuple(found) if named else ()
 
 
+def labelled(text: str) -> tuple[str, ...]:
+    """The labels, each with its separator, of `text`'s `KEY=value` and `Label: value` lines."""
+    found = (field(line, _ANSWER_FIELD) for line in text.splitlines())
+    return tuple(dict.fromkeys(f[0] + f[1] for f in found if f is not None))
+
+
+def one_field_a_line(held: str, text: str) -> str:
+    """`text` with a line for each field, where `held` has its fields on lines of their own and
+    a line of `text` runs several of them together: a program that prints `print(f"COUNT={n}
+    FILE={f}")` says what the lines `COUNT=6` and `FILE=…` say (the 1.5B's second programs did,
+    and were taken for answers with a field missing). Only the labels `held` has are split at."""
+    labels = labelled(held)
+    if len(labels) < 2:
+        return text
+    at_label = re.compile(
+        r"[ \t]+(?=" + "|".join(rf"{re.escape(label[:-1])}\s*{label[-1]}" for label in labels) + ")"
+    )
+    return "\n".join(at_label.sub("\n", line) for line in text.splitlines())
+
+
 def _placeholder(value: str) -> bool:
     return _PLACEHOLDER.match(value) is not None or stand_in(value.strip("\"'"))
 

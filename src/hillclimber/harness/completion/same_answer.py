@@ -10,6 +10,7 @@ import json
 import re
 from decimal import Decimal, InvalidOperation
 
+from hillclimber.harness.checks.fields import labelled, one_field_a_line
 from hillclimber.harness.parsing.literal import python_data
 
 
@@ -18,7 +19,7 @@ def same(held: str, printed: str) -> bool:
     any order, their fields split at spaces or a delimiter (`,` `|` `;` tab: the form is the
     form checks' to judge, the values are this one's); numbers equal to the precision the less
     precise one is written with."""
-    first, second = held.strip(), printed.strip()
+    first, second = held.strip(), one_field_a_line(held, printed).strip()
     if not first or not second:
         return False
     if first == second:
@@ -41,7 +42,9 @@ def laid_out_as(held: str, printed: str) -> str:
     """`printed` with each line's fields joined as `held`'s lines join theirs (the delimiter
     its lines share, else a space): the layout is the form checks' to judge, and `same` looks
     past it, so a second answer is judged by its values (`sqlite3` prints `Ann|5` where the
-    answer file holds `Ann,5`). JSON, and lines that split as they are, are left alone."""
+    answer file holds `Ann,5`). JSON, and lines that split as they are, are left alone; so are
+    lines of the fields `held` has (`COUNT=6`), but one line running several of them together
+    is made a line for each (`fields.one_field_a_line`)."""
     lines = [line for line in held.strip().splitlines() if line.strip()]
     marks = [set(_DELIMITER.findall(line)) for line in lines]
     shared = set.intersection(*marks) if marks else set()
@@ -51,7 +54,12 @@ def laid_out_as(held: str, printed: str) -> str:
     value = _json(printed.strip(), literal=True)
     if value is not _NOT_JSON and _json(held.strip()) is not _NOT_JSON:
         return json.dumps(value, indent=2) + "\n"  # a Python literal, where JSON is held
-    return "\n".join(joint.join(_fields(line)) for line in printed.strip().splitlines()) + "\n"
+    labels = set(labelled(held))
+    laid = (
+        line if labels & set(labelled(line)) else joint.join(_fields(line))
+        for line in one_field_a_line(held, printed).strip().splitlines()
+    )
+    return "\n".join(laid) + "\n"
 
 
 def _fields(line: str) -> list[str]:
