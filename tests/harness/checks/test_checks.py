@@ -204,6 +204,18 @@ _SHIFTED = str.maketrans("abcdefghijklmnopqrstuvwxyz", "bcdefghijklmnopqrstuvwxy
             '{"email": "jane.doe@corp.test", "count": 5}',
             "jane.doe@corp.test",
         ),
+        (  # a number made by counting, though the prose gave the real one
+            "Save to /app/bw.json the bytes of 50 MB/s (52428800). Example format:\n```json\n"
+            '{"config_file": "some-site.xml", "bandwidth_bytes": 12345678}\n```',
+            '{"config_file": "hdfs-site.xml", "bandwidth_bytes": 12345678}',
+            "12345678",
+        ),
+        (  # a hash made by counting
+            "Write the lost commit to /app/c.json. Example:\n```json\n"
+            '{"commit": "a1b2c3d4e5", "files": 2}\n```',
+            '{"commit": "a1b2c3d4e5", "files": 3}',
+            "a1b2c3d4e5",
+        ),
     ],
 )
 def test_an_answer_holding_the_examples_made_up_value_fails(
@@ -236,6 +248,9 @@ def test_an_answer_holding_the_examples_made_up_value_fails(
         # plain words, numbers, paths and one-word names may be the real answer
         ('Write /app/s.json like this:\n```json\n{"status": "active", "count": 150, '
          '"config": "/etc/pip.conf", "process": "python3"}\n```', {}),
+        # a number made by counting that the data holds (a password found in a dump)
+        ('Read /app/dump.txt. Write /app/p.json like this:\n```json\n{"password": 123456}\n```',
+         {"dump.txt": "user=bob password=123456\n"}),
     ],
 )  # fmt: skip
 def test_an_examples_value_that_may_be_real_is_allowed(

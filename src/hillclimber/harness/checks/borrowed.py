@@ -3,8 +3,8 @@
 from the example instead of working it out (the 1.5B wrote the example and changed one number).
 
 Plain words (`active`, `high`) are left out: they are as often the kinds a value may take as
-made-up data. So are numbers (a count may well come out as the example's), paths, and
-sentences.
+made-up data. So are numbers (a count may well come out as the example's), but for one made
+by counting (`12345678`), paths, and sentences.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from hillclimber.harness.checks.fields import field
 from hillclimber.harness.checks.kinds import holds
-from hillclimber.harness.checks.stand_ins import strings
+from hillclimber.harness.checks.stand_ins import leaves, strings
 
 _MADE_UP = re.compile(
     r"^(?:[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}"  # a person's or a thing's name: Alice Smith
@@ -25,13 +25,21 @@ _MADE_UP = re.compile(
 """Made-up data: a name of two or three capitalised words, a code of letters and digits with a
 separator (`INV-2024-001`, a date, a UUID), an e-mail address. Not a path, nor one word
 (`python3` and `enp0s3` may well be the real answer)."""
+_COUNTING = re.compile(r"123456|987654|a1b2c3|abc123", re.I)
+"""A value made by counting (`12345678`, a hash `a1b2c3d4…`, `abc123`): made up, a number
+too (the 1.5B wrote the example's `"bandwidth_bytes": 12345678` where the instruction had
+told it 52428800)."""
 _PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\.\.\.|…|^(?:string|text|value|name|example)", re.I)
 
 
 def example_values(block: str, told: str) -> tuple[str, ...]:
     """The made-up values of an example block (JSON leaves, or `KEY: value` lines), but not
     those the instruction's prose (`told`) names too: those are real."""
-    found = dict.fromkeys(v for v in _leaves(block) if _MADE_UP.match(v) and v not in told)
+    found = dict.fromkeys(
+        v
+        for v in _leaves(block, numbers=True)
+        if (_MADE_UP.match(v) or _COUNTING.search(v)) and v not in told
+    )
     return tuple(v for v in found if not _PLACEHOLDER.search(v))
 
 
@@ -52,7 +60,9 @@ def from_the_data(block: str, texts: Sequence[str]) -> bool:
     return len(held) >= 2 and 3 * len(held) >= 2 * len(tokens)
 
 
-def _leaves(block: str) -> Iterator[str]:
+def _leaves(block: str, *, numbers: bool = False) -> Iterator[str]:
+    """An example's values: its JSON leaves (strings; with `numbers`, numbers too, as written
+    by `json`), or the values of its `KEY: value` lines."""
     try:
         value = json.loads(block)
     except ValueError:
@@ -62,6 +72,9 @@ def _leaves(block: str) -> Iterator[str]:
                 yield parts[2].strip().strip("\"'")
         return
     yield from (text.strip() for text in strings(value))
+    if numbers:
+        numeric = (n for n in leaves(value) if isinstance(n, (int, float)))
+        yield from (json.dumps(n) for n in numeric if not isinstance(n, bool))
 
 
 def unheld(values: Iterable[str], texts: Iterable[str]) -> tuple[str, ...]:

@@ -37,11 +37,16 @@ def stand_ins(data: object, example: object) -> Iterator[str]:
 
 def strings(value: object) -> Iterator[str]:
     """The string values of JSON `value` (not its keys)."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
+    return (leaf for leaf in leaves(value) if isinstance(leaf, str))
+
+
+def leaves(value: object) -> Iterator[object]:
+    """The values of JSON `value` that are neither an array nor an object (not its keys)."""
+    if isinstance(value, dict):
         for item in value.values():
-            yield from strings(item)
+            yield from leaves(item)
     elif isinstance(value, list):
         for item in value:
-            yield from strings(item)
+            yield from leaves(item)
+    else:
+        yield value
