@@ -389,6 +389,52 @@ def test_the_pieces_of_a_long_file_may_be_read_in_turn() -> None:
     assert only("tool_sequence", pieces[0], [pieces[0], pieces[1]]).action == "deny"
 
 
+# -- rereading --------------------------------------------------------------------------------
+
+FILES = {
+    "/app/a.conf": "votes: 0\n",
+    "/app/b.conf": "votes: 1\n",
+    "/app/election.log": "".join(f"line {n}\n" for n in range(60)),  # the prompt shows it cut
+    "/app/out.txt": "",
+}
+
+
+def reread(history: list[ToolCall], **state: Any) -> Verdict:
+    state = {"named": tuple(FILES), "read": FILES.get, "answers": ("/app/out.txt",), **state}
+    return only("rereading", call("read_file", path="a.conf"), history, **state)
+
+
+def test_a_read_of_unchanged_lines_reads_a_named_file_not_read_yet() -> None:
+    """The 1.5B read the first member's configuration three times, never the election log."""
+    verdict = reread([call("read_file", path="/app/a.conf")])
+    assert verdict.action == "redirect" and verdict.rule == "rereading"
+    assert verdict.instead == call("read_file", path="/app/election.log")  # shown cut: first
+    assert "/app/a.conf is as you read it" in verdict.feedback("read_file")
+    assert "read /app/election.log instead" in verdict.feedback("read_file")
+
+
+def test_the_file_to_read_instead_is_one_no_call_has_read_or_named() -> None:
+    history = [call("read_file", path="a.conf"), run("tail -n 20 /app/election.log")]
+    assert reread(history).action == "allow"  # a command may have changed a.conf: read it
+    history = [run("tail -n 20 /app/election.log"), call("read_file", path="a.conf")]
+    assert reread(history).instead == call("read_file", path="/app/b.conf")
+    history = [run("cd /app && cat election.log b.conf"), call("read_file", path="a.conf")]
+    assert reread(history).action == "allow"  # every file read: the read runs as asked
+
+
+def test_a_first_read_or_a_read_after_a_change_runs_as_asked() -> None:
+    assert reread([]).action == "allow"
+    assert reread([call("read_file", path="a.conf"), write("/app/a.conf")]).action == "allow"
+    assert reread([call("read_file", path="a.conf")], named=()).action == "allow"
+
+
+def test_a_redirect_wins_over_the_denial_of_a_third_read() -> None:
+    read = call("read_file", path="/app/a.conf")
+    state = {"named": tuple(FILES), "read": FILES.get}
+    assert decide(read, [read, read], **state).action == "redirect"
+    assert decide(read, [read, read], **{**state, "named": ()}).action == "deny"
+
+
 # -- repetition -------------------------------------------------------------------------------
 
 

@@ -315,6 +315,34 @@ def test_climbing_asks_for_the_other_file_the_task_names(tmp_path: Path) -> None
     model.assert_complete()
 
 
+def test_a_read_of_what_was_read_reads_the_other_named_file(tmp_path: Path) -> None:
+    """`rereading`: the model reads a.txt again, unchanged; the harness reads b.txt, which the
+    task names and the model had not read, and says so."""
+    read_a = call("read_file", path="/app/a.txt")
+    answers = [
+        read_a,
+        read_a,  # read as /app/b.txt
+        call("edit_file", path="/app/a.txt", old_text="A=0", new_text="A=1"),
+        call("edit_file", path="/app/b.txt", old_text="B=0", new_text="B=1"),
+        DONE,
+    ]
+    files = {"/app/a.txt": "A=0\n", "/app/b.txt": "B=0\n"}
+    config = quiet(preset("full"))
+    outcome, model, _ = run_agent(
+        tmp_path, config, answers, task=two_file_task(tmp_path), files=files
+    )
+    assert outcome.info["loop_exit"] == "verified"
+    model.assert_complete()
+    told = prompts_text(model, 2)
+    assert "B=0\n" in told and "NOTE: /app/a.txt is as you read it before" in told
+    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
+    guarded = [
+        s for s in steps if (s.get("extra") or {}).get("guard", {}).get("rule") == "rereading"
+    ]
+    assert [s["extra"]["guard"]["action"] for s in guarded] == ["redirect"]
+    assert guarded[0]["tool_calls"][0]["arguments"] == {"path": "/app/b.txt"}
+
+
 def test_climbing_never_applies_a_step_that_loses_tests(tmp_path: Path) -> None:
     answers = [
         WRITE_BAD,  # tests 1/2: kept

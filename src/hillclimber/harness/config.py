@@ -135,8 +135,8 @@ class Guards(_Settings):
     """Which rules may refuse a call before it runs (harness/guards)."""
 
     rules: tuple[str, ...] = ()
-    """Among: protected_files, inputs_read_only, overwrites, tool_sequence, workspace_bounds,
-    dangerous_commands, repetition, test_before_submit."""
+    """Among: protected_files, inputs_read_only, overwrites, rereading, tool_sequence,
+    workspace_bounds, dangerous_commands, repetition, test_before_submit."""
     verify_between_writes: bool = False
     """tool_sequence: a write must be checked before the next write — where there are checks
     and they do not run after every write by themselves (`auto_verify`)."""

@@ -178,7 +178,9 @@ class AgentLoop:
                 return self._signals()
             call, text = chosen
             computed = self.climb.applied == "computed"
-        elif not self._screen(call, text):
+        elif (screened := self._screen(call, text)) is not None:
+            call = screened
+        else:
             return self._signals()
         if call.name == "task_complete":
             self.prompter.record(text, "task_complete received: checking the task.")
@@ -194,7 +196,7 @@ class AgentLoop:
         self, call: ToolCall, answer: Answer, tools: list[ToolSpec]
     ) -> tuple[ToolCall, str] | None:
         assert self.climb is not None
-        own = self._screen(call, answer.text)
+        own = self._screen(call, answer.text) == call
         chosen, refusal = self.climb.choose(
             call,
             answer,
@@ -243,28 +245,33 @@ class AgentLoop:
             protected=self.protected,
             inputs=self.inputs,
             answers=self.answers,
+            named=tuple(self.named),
             workdir=self.env.workdir,
             outputs=self.outputs,
             climbing=self.climb is not None and self.climb.climb.enabled,
             refused=frozenset(self.refused),
         )
 
-    def _screen(self, call: ToolCall, text: str) -> bool:
-        """Whether `call` may run: every guard verdict is handled here."""
+    def _screen(self, call: ToolCall, text: str) -> ToolCall | None:
+        """The call to run — `call`, or the one a guard runs in its place — or None where it
+        may not run: every guard verdict is handled here."""
         verdict = self.guards.decide(call, self._situation())
         if verdict.action == "allow":
-            return True
+            return call
         self.events.emit(GuardVerdict(self.turn, verdict.action, verdict.rule, verdict.reason))
         message = verdict.feedback(call.name)
         if verdict.action == "warn":
             self.state.feedback.append(message)
-            return True
+            return call
+        if verdict.instead is not None:  # a read of a file not read yet: nothing to screen
+            self.state.feedback.append(message)
+            return verdict.instead
         self.refused.add((verdict.rule, call.signature()))
         self.state.refused(
             message, repeated=verdict.rule == "repetition", call=(call.name, verdict.rule)
         )
         self.prompter.record(text, message)
-        return False
+        return None
 
     def _act(self, call: ToolCall, text: str, by: str = "model") -> ToolResult:
         start = time.monotonic()

@@ -13,13 +13,15 @@ from hillclimber.sandbox.base import APP, HOME
 
 @dataclass(frozen=True)
 class Verdict:
-    """Allow, warn (the call runs and the warning is shown) or deny (it does not run), with why
-    and what to do instead."""
+    """Allow, warn (the call runs and the warning is shown), deny (it does not run), with why
+    and what to do instead; or redirect (the call `instead` runs in its place, and why is
+    shown)."""
 
-    action: Literal["allow", "deny", "warn"]
+    action: Literal["allow", "deny", "warn", "redirect"]
     rule: str = ""
     reason: str = ""
     suggestion: str = ""
+    instead: ToolCall | None = None
 
     def feedback(self, tool: str) -> str:
         """The text fed back to the model ("" for allow)."""
@@ -28,6 +30,8 @@ class Verdict:
             return f"REJECTED: {tool} – {reason}. {self.suggestion}".rstrip()
         if self.action == "warn":
             return f"WARNING: {reason}. {self.suggestion}".rstrip()
+        if self.action == "redirect":
+            return f"NOTE: {reason}. {self.suggestion}".rstrip()
         return ""
 
 
@@ -66,6 +70,8 @@ class Situation:
     """Data files the task names only to read (`instruction.read_inputs`)."""
     answers: tuple[str, ...] = ()
     """The files the checks take for the task's answer (new files it names), if known."""
+    named: tuple[str, ...] = ()
+    """The paths the instruction names, in its order (`instruction.named_paths`)."""
     workdir: str = APP
     """The task's working folder: its files, where writes belong."""
     outputs: frozenset[str] = frozenset()

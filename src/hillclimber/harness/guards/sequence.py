@@ -18,7 +18,7 @@ def tool_sequence(call: ToolCall, situation: Situation) -> Verdict | None:
             "two writes without verify_progress between them",
             "Call verify_progress to see what your last change did, then change the file again.",
         )
-    if call.name == "read_file" and _earlier_reads(call, situation) >= 2:
+    if call.name == "read_file" and earlier_reads(call, situation) >= 2:
         path = str(call.arguments.get("path", ""))
         return deny(
             "tool_sequence",
@@ -37,7 +37,7 @@ def _unverified_write(situation: Situation) -> bool:
     return False
 
 
-def _earlier_reads(call: ToolCall, situation: Situation) -> int:
+def earlier_reads(call: ToolCall, situation: Situation) -> int:
     """Reads of the same path with overlapping lines since it last changed (a write of it, or
     any command, which may have rewritten it); reading other parts of a long file is fine."""
     path = situation.target(call)

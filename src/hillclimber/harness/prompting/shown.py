@@ -17,6 +17,8 @@ from hillclimber.sandbox.files import exists, read_text, same_name
 
 MAX_FILES = 4
 MAX_BYTES = 64_000
+SHOWN_LINES, SHOWN_CHARS = 40, 1200
+"""How much of each file is shown (head and tail where it is longer)."""
 
 
 Named = list[tuple[str, str | None]]
@@ -38,7 +40,12 @@ def located(instruction: str, sandbox: Sandbox, workdir: str) -> Named:
     return found
 
 
-def shown(named: Named, sandbox: Sandbox, chars: int = 1200) -> str:
+def shown_whole(text: str) -> bool:
+    """Whether a file of this text is shown whole, not cut to its head and tail."""
+    return len(text) <= SHOWN_CHARS and len(text.splitlines()) <= SHOWN_LINES
+
+
+def shown(named: Named, sandbox: Sandbox, chars: int = SHOWN_CHARS) -> str:
     """`--- path (n lines) ---` blocks for the named files that are text files now (at most
     `MAX_FILES`)."""
     blocks: list[str] = []
@@ -50,6 +57,6 @@ def shown(named: Named, sandbox: Sandbox, chars: int = 1200) -> str:
             name, text = elsewhere, read_text(sandbox, elsewhere, max_bytes=MAX_BYTES)
         if text is None:
             continue
-        cut, meta = truncate(text, max_lines=40, max_chars=chars)
+        cut, meta = truncate(text, max_lines=SHOWN_LINES, max_chars=chars)
         blocks.append(f"--- {name} ({meta['lines_total']} lines) ---\n{cut}")
     return "\n".join(blocks)
