@@ -11,6 +11,7 @@ from hillclimber.harness.instruction import (
     outside_places,
     protected_files,
     read_inputs,
+    relocated,
 )
 
 
@@ -170,3 +171,39 @@ def test_a_folder_is_named_by_its_absolute_path(text: str, folders: list[str]) -
 )
 def test_no_folder_is_read_where_none_is_named(text: str) -> None:
     assert named_folders(text) == []
+
+
+DISK = (
+    "Diagnostic data files in `/root/disk_data/` contain:\n- `df_output.txt` - the df report\n"
+    "- `lsof_open.txt` - files held open\n\nDo not modify `lsof_open.txt`. Write "
+    "`/root/solution.json` from them."
+)
+FILES = {"/root/disk_data/df_output.txt", "/root/disk_data/lsof_open.txt", "/root/notes/x.md"}
+
+
+def in_folders(root: str, name: str) -> list[str]:
+    return sorted(p for p in FILES if p.startswith(root + "/") and p.endswith("/" + name))
+
+
+def test_a_bare_name_listed_under_a_named_folder_is_the_file_there() -> None:
+    """A data file named by its bare name, in a folder the instruction names, is that file —
+    for every reader of the paths: the named ones, the inputs, the protected ones."""
+    where = relocated(DISK, "/root", FILES.__contains__, in_folders)
+    assert where == {
+        "/root/df_output.txt": "/root/disk_data/df_output.txt",
+        "/root/lsof_open.txt": "/root/disk_data/lsof_open.txt",
+    }
+    assert named_paths(DISK, "/root", where) == [*where.values(), "/root/solution.json"]
+    inputs = read_inputs(DISK, "/root", FILES.__contains__, where)
+    assert inputs == {"/root/disk_data/df_output.txt"}  # the other is said not to be modified
+    assert protected_files(DISK, "/root", where) == {"/root/disk_data/lsof_open.txt"}
+
+
+def test_a_bare_name_stays_where_it_is_there_is_none_or_many() -> None:
+    files = FILES | {"/root/df_output.txt"}  # there in the working folder: that one
+    assert relocated(DISK, "/root", files.__contains__, in_folders).keys() == {
+        "/root/lsof_open.txt"
+    }
+    twice = {"/root/disk_data/df_output.txt", "/root/disk_data/old/df_output.txt"}
+    found = relocated(DISK, "/root", twice.__contains__, lambda root, name: sorted(twice))
+    assert found == {}  # which one is not known: the name stays in the working folder

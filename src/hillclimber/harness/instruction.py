@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import StrEnum
 
 from hillclimber.sandbox import APP
@@ -28,16 +28,22 @@ or an absolute path to a file elsewhere (`/tmp/result.json`, `/workspace/out.txt
 path)."""
 
 
-def named_paths(text: str, workdir: str = APP) -> list[str]:
-    """The paths `text` names, as sandbox paths (relative ones in `workdir`), in order, each
-    once; not a number or version (`1.40`, `v2.0.1`) nor an abbreviation (`e.g.`) read as a
-    file name."""
+Where = Mapping[str, str]
+"""Where a file the instruction names by its bare name is, when it is not in the working
+folder: its path there → its real path (`relocated`)."""
+
+
+def named_paths(text: str, workdir: str = APP, where: Where | None = None) -> list[str]:
+    """The paths `text` names, as sandbox paths (relative ones in `workdir`, or `where` they
+    are), in order, each once; not a number or version (`1.40`, `v2.0.1`) nor an abbreviation
+    (`e.g.`) read as a file name."""
     found: dict[str, None] = {}
     for match in NAMED.findall(text):
         name = match.rstrip(".")
         if _NOT_A_NAME.match(name) or ("/" not in name and name.rsplit(".", 1)[-1].isdigit()):
             continue
-        found[posixpath.normpath(posixpath.join(workdir, name))] = None
+        path = posixpath.normpath(posixpath.join(workdir, name))
+        found[(where or {}).get(path, path)] = None
     return list(found)
 
 
@@ -67,6 +73,30 @@ def search_roots(instruction: str, workdir: str) -> tuple[str, ...]:
     inside = workdir.rstrip("/") + "/"
     outside = [f for f in named_folders(instruction) if not (f + "/").startswith(inside)]
     return (workdir, *outside)
+
+
+def relocated(
+    instruction: str,
+    workdir: str,
+    exists: Callable[[str], bool],
+    same_name: Callable[[str, str], list[str]],
+) -> dict[str, str]:
+    """Where each file the instruction names by its bare name is, when it is not in the
+    working folder: the one file of that name under it or in a folder the instruction names
+    (`same_name(root, name)`: the files called `name` under `root`). "Data files in
+    `/root/disk_data/`: `df_output.txt` …" names /root/disk_data/df_output.txt, not
+    `df_output.txt` of the working folder (taken so, the data files were no input: no answer
+    was computed from them, nor checked against a second computation). 51 of the 157 dev-split
+    instructions name files by bare name and a folder outside the working one."""
+    roots = search_roots(instruction, workdir)
+    found: dict[str, str] = {}
+    for path in named_paths(instruction, workdir):
+        if posixpath.dirname(path) != workdir.rstrip("/") or exists(path):
+            continue
+        same = [p for root in roots for p in same_name(root, posixpath.basename(path))]
+        if len(set(same)) == 1:
+            found[path] = same[0]
+    return found
 
 
 FORBID = re.compile(
@@ -137,12 +167,14 @@ def _changes(part: str) -> bool:
     return _CHANGES.search(_NOUN_SET.sub(" ", part)) is not None
 
 
-def read_inputs(instruction: str, workdir: str, is_file: Callable[[str], bool]) -> frozenset[str]:
+def read_inputs(
+    instruction: str, workdir: str, is_file: Callable[[str], bool], where: Where | None = None
+) -> frozenset[str]:
     """The data files the instruction names only to be read: there at the start, named in no
     sentence that (with the one after it) speaks of changing a file, while the instruction also
     names a file that is not there yet (the answer goes there). Empty when it names none."""
     said = [part for part in _SENTENCE.split(instruction) if part.strip()]
-    named = [named_paths(part, workdir) for part in said]
+    named = [named_paths(part, workdir, where) for part in said]
     if all(is_file(path) for paths in named for path in paths):
         return frozenset()  # no new file: the work may well be the change of a named one
     changed = {
@@ -159,17 +191,17 @@ def read_inputs(instruction: str, workdir: str, is_file: Callable[[str], bool]) 
     )
 
 
-def protected_files(instruction: str, workdir: str = APP) -> set[str]:
+def protected_files(instruction: str, workdir: str = APP, where: Where | None = None) -> set[str]:
     """Files the instruction says not to change ("Do not change /app/source.txt."), also when
     the sentence goes on to the next line. A sentence that names no path but a kind of file
     ("Do not modify the database.") means the file of that kind the instruction names
     elsewhere: the one such file, or every one when the kind is plural ("the logs", "the
     config files")."""
     text = " ".join(instruction.split())
-    named = named_paths(text, workdir)
+    named = named_paths(text, workdir, where)
     found: set[str] = set()
     for sentence in FORBID.findall(text):
-        paths = named_paths(sentence, workdir)
+        paths = named_paths(sentence, workdir, where)
         found.update(paths or _of_kind(sentence, named))
     return found
 

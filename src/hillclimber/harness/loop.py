@@ -23,12 +23,6 @@ from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate, Told
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.instruction import (
-    named_paths,
-    outside_places,
-    protected_files,
-    read_inputs,
-)
 from hillclimber.harness.parsing.outcome import ParseFailure
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
@@ -49,8 +43,9 @@ from hillclimber.harness.recording.events import (
 )
 from hillclimber.harness.seeding import seed_calls
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
+from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.models.base import Model
-from hillclimber.sandbox.files import exists, is_file, read_text
+from hillclimber.sandbox.files import read_text
 from hillclimber.shell.command import inside
 from hillclimber.verify.verifier import Evaluation
 
@@ -91,12 +86,8 @@ class AgentLoop:
         self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
         self.recovery = RecoveryTracker() if config.view.error_recovery else None
-        self.protected = frozenset(protected_files(instruction, env.workdir))
+        self.paths = TaskPaths.read(instruction, env.sandbox, env.workdir)
         self.answers = answers
-        self.inputs = read_inputs(instruction, env.workdir, partial(is_file, env.sandbox))
-        self.named = named_paths(instruction, env.workdir)
-        there = partial(exists, env.sandbox)
-        self.outputs = frozenset(outside_places(self.named, env.workdir, there))
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
         self.asker = Asker(config.ask, model, prompter, self.events, remaining=env.remaining)
@@ -148,7 +139,7 @@ class AgentLoop:
     def _seed(self) -> None:
         """Each corrected version the task asks for starts as a copy of its original, made
         by the harness before the first turn and told to the model (`seeding.py`)."""
-        for call, told in seed_calls(self.named, self.env.sandbox, self.answers):
+        for call, told in seed_calls(self.paths.named, self.env.sandbox, self.answers):
             if self._act(call, "", by="harness").success:
                 self.state.feedback.append(told)
 
@@ -242,12 +233,12 @@ class AgentLoop:
             read=self._read,
             verify_between_writes=self.config.sequences_writes(checks=self.env.verify is not None),
             last_write_failed=self.state.last_write_failed,
-            protected=self.protected,
-            inputs=self.inputs,
+            protected=self.paths.protected,
+            inputs=self.paths.inputs,
             answers=self.answers,
-            named=tuple(self.named),
+            named=self.paths.named,
             workdir=self.env.workdir,
-            outputs=self.outputs,
+            outputs=self.paths.outputs,
             climbing=self.climb is not None and self.climb.climb.enabled,
             refused=frozenset(self.refused),
         )
@@ -381,15 +372,15 @@ class AgentLoop:
                 env.workdir,
                 partial(execute, env=env),
                 env.verify,
-                elsewhere=[p for p in self.named if not inside(p, [env.workdir])],
+                elsewhere=[p for p in self.paths.named if not inside(p, [env.workdir])],
             ),
             self.asker,
             candidates=self.config.climbing.candidates,
             forgiving=self.config.ask.forgiving_parser,
             guards=self.guards,
             env=env,
-            named=self.named,
-            protected=self.protected,
+            named=self.paths.named,
+            protected=self.paths.protected,
             events=self.events,
             computer=self._computer(),
         )
@@ -398,7 +389,7 @@ class AgentLoop:
         """Asks for commands computing the answer, where there is an answer file and input to
         work it out from (a file to read, or one to leave alone)."""
         asks = self.config.climbing.computed
-        if not asks or not self.answers or not (self.inputs or self.protected):
+        if not asks or not self.answers or not (self.paths.inputs or self.paths.protected):
             return None
         return Computer(
             self.asker, self.instruction, self.answers, asks, self.code, self.env.workdir
@@ -407,7 +398,7 @@ class AgentLoop:
     @cached_property
     def code(self) -> CodeAsk:
         """How code is asked for apart from the loop (probed once, when first asked)."""
-        inputs = sorted(self.inputs or self.protected)
+        inputs = sorted(self.paths.inputs or self.paths.protected)
         program = self.config.ask.code == "program"
         return CodeAsk.probe(self.env.sandbox, inputs, program=program)
 

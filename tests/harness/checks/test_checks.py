@@ -230,6 +230,22 @@ def test_an_answer_holding_the_examples_made_up_value_fails(
     assert check.run(built.context).passed  # `req_17` is not the example's `req_1`
 
 
+def test_inputs_named_by_bare_name_in_a_named_folder_are_read_there(tmp_path: Path) -> None:
+    """`df.txt` listed under `/app/disk/` is /app/disk/df.txt: there, it is an input whose
+    copy fails, and every input is there to tell a made-up value from a real one."""
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "disk").mkdir()
+    (root / "disk" / "df.txt").write_text("/dev/sda1 20971520 9437184\n/dev/sdb1 100 50\n")
+    instruction = (
+        "Data files are in `/app/disk/`:\n- `df.txt` - the df report\n\nWrite your findings"
+        ' to /app/out.json. Example:\n```json\n{"owner": "Alice Smith", "used_mb": 9216}\n```'
+    )
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    assert check.borrowed == ("Alice Smith",)
+    (root / "out.json").write_text((root / "disk" / "df.txt").read_text())
+    assert not check.run(built.context).passed
+
+
 @pytest.mark.parametrize(
     ("instruction", "files"),
     [

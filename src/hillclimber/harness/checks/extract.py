@@ -28,6 +28,7 @@ import posixpath
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.borrowed import example_values, from_the_data, unheld
@@ -58,7 +59,7 @@ from hillclimber.harness.checks.kinds import (
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
-from hillclimber.harness.instruction import FORBID, protected_files, search_roots
+from hillclimber.harness.instruction import FORBID, protected_files, relocated, search_roots
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
 from hillclimber.sandbox.files import is_file, read_text, same_name
 
@@ -115,6 +116,9 @@ class Workspace:
     def is_file(self, path: str) -> bool:
         return is_file(self.sandbox, path)
 
+    def exists(self, path: str) -> bool:
+        return self.info(path) is not None
+
     def text(self, path: str) -> str:
         return read_text(self.sandbox, path) or ""
 
@@ -146,9 +150,10 @@ class Workspace:
 def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Check]:
     """Every check the rules find (possibly some twice; goal checks that already pass are
     not dropped here: `build_checks` runs them on the untouched workspace)."""
-    said = sentences(instruction, workdir)
     here = Workspace(sandbox, workdir, search_roots(instruction, workdir))
-    protected = {p for p in protected_files(instruction, workdir) if here.is_file(p)}
+    where = relocated(instruction, workdir, here.exists, partial(same_name, sandbox))
+    said = sentences(instruction, workdir, where)
+    protected = {p for p in protected_files(instruction, workdir, where) if here.is_file(p)}
     found: list[Check] = [FileUnchanged(path) for path in sorted(protected)]
     named = [p for s in said for p in s.paths]
     written = {p for s in said for p in s.paths if p in s.text}

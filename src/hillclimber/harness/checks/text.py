@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hillclimber.harness.instruction import named_paths
+from hillclimber.harness.instruction import Where, named_paths
 
 _FENCE = re.compile(r"```([^\n]*)\n(.*?)\n?```", re.DOTALL)
 _CODE = re.compile(r"`([^`\n]+)`")
@@ -46,21 +46,22 @@ class Sentence:
         return any(re.search(rf"\b{re.escape(w)}\b", self.lower) for w in words)
 
 
-def sentences(instruction: str, workdir: str) -> list[Sentence]:
-    """The instruction's sentences, in order, with their code, paths and quoted blocks."""
+def sentences(instruction: str, workdir: str, where: Where | None = None) -> list[Sentence]:
+    """The instruction's sentences, in order, with their code, paths (`named_paths`) and
+    quoted blocks."""
     parts: list[Sentence] = []
     last = 0
     for fence in _FENCE.finditer(instruction):
-        parts += _prose(instruction[last : fence.start()], workdir)
+        parts += _prose(instruction[last : fence.start()], workdir, where)
         if parts and parts[-1].block is None:
             parts[-1].block = fence.group(2).strip("\n")
             parts[-1].language = fence.group(1).strip().lower()
         last = fence.end()
-    parts += _prose(instruction[last:], workdir)
+    parts += _prose(instruction[last:], workdir, where)
     return parts
 
 
-def _prose(text: str, workdir: str) -> list[Sentence]:
+def _prose(text: str, workdir: str, where: Where | None) -> list[Sentence]:
     found: list[Sentence] = []
     for raw in _SPLIT.split(text):
         chunk = raw.strip()
@@ -70,5 +71,6 @@ def _prose(text: str, workdir: str) -> list[Sentence]:
         if found and found[-1].text.endswith(":") and found[-1].block is None and quoted:
             found[-1].block = chunk  # a paragraph quoted after a colon
             continue
-        found.append(Sentence(chunk, _CODE.findall(chunk), paths=named_paths(chunk, workdir)))
+        paths = named_paths(chunk, workdir, where)
+        found.append(Sentence(chunk, _CODE.findall(chunk), paths=paths))
     return found

@@ -8,10 +8,10 @@ what the model needs to act on them.
 
 from __future__ import annotations
 
-import posixpath
+from functools import partial
 
 from hillclimber.harness.acting.tools import truncate
-from hillclimber.harness.instruction import named_paths, search_roots
+from hillclimber.harness.instruction import named_paths, relocated
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import exists, read_text, same_name
 
@@ -27,17 +27,10 @@ Named = list[tuple[str, str | None]]
 
 def located(instruction: str, sandbox: Sandbox, workdir: str) -> Named:
     """The paths the instruction names; for a bare name not in the working folder, the one
-    file of that name under it or in a folder the instruction names (looked up once, not at
-    every turn)."""
-    found: Named = []
-    roots = search_roots(instruction, workdir)
-    for name in named_paths(instruction, workdir):
-        elsewhere = None
-        if posixpath.dirname(name) == workdir.rstrip("/") and not exists(sandbox, name):
-            same = [p for root in roots for p in same_name(sandbox, root, posixpath.basename(name))]
-            elsewhere = same[0] if len(same) == 1 else None
-        found.append((name, elsewhere))
-    return found
+    file of that name under it or in a folder the instruction names (`instruction.relocated`,
+    looked up once, not at every turn)."""
+    where = relocated(instruction, workdir, partial(exists, sandbox), partial(same_name, sandbox))
+    return [(name, where.get(name)) for name in named_paths(instruction, workdir)]
 
 
 def shown_whole(text: str) -> bool:
