@@ -119,6 +119,17 @@ READS = [
         " set of its own. Write the flattened rows to /app/flat.json.",
         {"/app/sales.csv"},
     ),
+    # operations the data holds, in capitals or code, and a path holding a verb
+    (
+        "The script must:\n- Read operations from `/app/sales.csv`\n- Process all UPDATE and "
+        "DELETE operations in order\n- Write results to `/app/restored/out.txt`",
+        {"/app/sales.csv"},
+    ),
+    (
+        "Each line of /app/sales.csv is `UPDATE id value`. Extract /app/sales.csv to `/app/"
+        "restore/`. Write the count to /app/n.txt.",
+        {"/app/sales.csv"},
+    ),
 ]
 NOT_READ_ONLY = [
     "The limits are in /app/data.json. Set the port there to 80 and write it to /app/port.txt.",

@@ -164,7 +164,12 @@ the port` stays a verb)."""
 
 
 def _changes(part: str) -> bool:
-    return _CHANGES.search(_NOUN_SET.sub(" ", part)) is not None
+    return _CHANGES.search(_NOT_A_VERB.sub(" ", _NOUN_SET.sub(" ", part))) is not None
+
+
+_NOT_A_VERB = re.compile(r"`[^`\n]*`|\b[A-Z]{2,}\b")
+"""Code (`UPDATE index value`) and words in capitals (`Process all UPDATE and QUERY
+operations`): names of operations the data holds, not a change of a file."""
 
 
 def read_inputs(
