@@ -218,3 +218,35 @@ def test_a_bare_name_stays_where_it_is_there_is_none_or_many() -> None:
     twice = {"/root/disk_data/df_output.txt", "/root/disk_data/old/df_output.txt"}
     found = relocated(DISK, "/root", twice.__contains__, lambda root, name: sorted(twice))
     assert found == {}  # which one is not known: the name stays in the working folder
+
+
+SCANS = ["/data/scans/a.json", "/data/scans/sub/b.csv", "/data/scans/tool.py"]
+
+
+@pytest.mark.parametrize(
+    ("instruction", "inputs"),
+    [
+        (  # a folder of data named to read: its data files
+            "The scans are in `/data/scans/`. Write the summary to /app/summary.json.",
+            {"/data/scans/a.json", "/data/scans/sub/b.csv"},
+        ),
+        (  # a folder to change
+            "Clean the records in /data/scans/ and write the count to /app/n.txt.",
+            set(),
+        ),
+        (  # a file of it to change, the rest read
+            "The scans are in /data/scans/. Count them. Fix /data/scans/a.json; write /app/n.txt.",
+            {"/data/scans/sub/b.csv"},
+        ),
+        (  # the working folder is where the work goes, not an input
+            "Your files are in /app/. Write the summary to /app/summary.json.",
+            set(),
+        ),
+    ],
+)
+def test_the_data_of_a_folder_the_task_only_reads(instruction: str, inputs: set[str]) -> None:
+    def files_in(folder: str) -> list[str]:
+        return [p for p in [*SCANS, "/app/old.json"] if p.startswith(folder.rstrip("/") + "/")]
+
+    there = {*SCANS, "/app/old.json"}
+    assert read_inputs(instruction, "/app", there.__contains__, files_in=files_in) == inputs

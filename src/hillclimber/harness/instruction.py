@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
 
 from hillclimber.sandbox import APP
@@ -151,7 +151,7 @@ Broader than the verbs that make a goal check of a change (`checks/extract._CHAN
 purpose: a file wrongly taken for a read-only input would be refused to a right answer."""
 DATA = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".log", ".txt", ".db", ".sqlite",
         ".sqlite3", ".tar", ".gz", ".tgz", ".zip", ".parquet", ".dat", ".pcap", ".bin", ".bed",
-        ".vcf")  # fmt: skip
+        ".vcf", ".fasta", ".fa", ".fastq", ".fq", ".sam", ".gff", ".gtf")  # fmt: skip
 """Kinds of files a task reads as data; code and configuration are left out (a fix task
 changes them though no sentence beside their name says so)."""
 _SENTENCE = re.compile(r"(?<=[.!?:])\s+|\n+")
@@ -173,27 +173,38 @@ operations`): names of operations the data holds, not a change of a file."""
 
 
 def read_inputs(
-    instruction: str, workdir: str, is_file: Callable[[str], bool], where: Where | None = None
+    instruction: str,
+    workdir: str,
+    is_file: Callable[[str], bool],
+    where: Where | None = None,
+    files_in: Callable[[str], Sequence[str]] = lambda folder: (),
 ) -> frozenset[str]:
     """The data files the instruction names only to be read: there at the start, named in no
     sentence that (with the one after it) speaks of changing a file, while the instruction also
-    names a file that is not there yet (the answer goes there). Empty when it names none."""
+    names a file that is not there yet (the answer goes there). A folder it names so, other
+    than the working folder (`files_in(folder)`: the files under it), gives its data files, at
+    most `FOLDER_INPUTS` ("The inspect outputs are in `/workspace/docker_data/`"). Empty when
+    it names none."""
     said = [part for part in _SENTENCE.split(instruction) if part.strip()]
     named = [named_paths(part, workdir, where) for part in said]
     if all(is_file(path) for paths in named for path in paths):
         return frozenset()  # no new file: the work may well be the change of a named one
-    changed = {
-        path
-        for index, paths in enumerate(named)
-        for path in paths
-        if any(map(_changes, said[index : index + 2]))
-    }
+    read = [index for index in range(len(said)) if not any(map(_changes, said[index : index + 2]))]
+    changed = {path for index, paths in enumerate(named) if index not in read for path in paths}
+    found = [path for index in read for path in named[index]]
+    for folder in dict.fromkeys(f for index in read for f in named_folders(said[index])):
+        if not (workdir.rstrip("/") + "/").startswith(folder.rstrip("/") + "/"):
+            data = [path for path in files_in(folder) if path.lower().endswith(DATA)]
+            found += data[:FOLDER_INPUTS]
     return frozenset(
         path
-        for paths in named
-        for path in paths
+        for path in found
         if path not in changed and path.lower().endswith(DATA) and is_file(path)
     )
+
+
+FOLDER_INPUTS = 20
+"""The most data files a named folder gives as inputs."""
 
 
 def protected_files(instruction: str, workdir: str = APP, where: Where | None = None) -> set[str]:

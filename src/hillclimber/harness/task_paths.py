@@ -17,7 +17,7 @@ from hillclimber.harness.instruction import (
     relocated,
 )
 from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import exists, is_file, same_name
+from hillclimber.sandbox.files import exists, files_under, is_file, same_name
 
 
 @dataclass(frozen=True)
@@ -39,6 +39,12 @@ class TaskPaths:
         return cls(
             named=tuple(named),
             protected=frozenset(protected_files(instruction, workdir, where)),
-            inputs=read_inputs(instruction, workdir, partial(is_file, sandbox), where),
+            inputs=read_inputs(
+                instruction,
+                workdir,
+                partial(is_file, sandbox),
+                where,
+                files_in=partial(files_under, sandbox),
+            ),
             outputs=frozenset(outside_places(named, workdir, there)),
         )

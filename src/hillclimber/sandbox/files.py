@@ -63,6 +63,21 @@ def read_text(sandbox: Sandbox, path: str, max_bytes: int | None = None) -> str 
     return data.decode(errors="replace")
 
 
+def files_under(sandbox: Sandbox, root: str, limit: int = 200) -> list[str]:
+    """The files under the folder `root` (of its first `limit` entries), in the order walked;
+    none where it is no folder."""
+    found: list[str] = []
+    try:
+        for seen, (path, info) in enumerate(walk(sandbox, root)):
+            if seen >= limit:
+                break
+            if info.kind == "file":
+                found.append(path)
+    except (OSError, OutsideSandbox):
+        pass
+    return found
+
+
 def same_name(sandbox: Sandbox, root: str, name: str, limit: int = 2000) -> list[str]:
     """The files called `name` under the folder `root` (of its first `limit` entries; at most
     two: enough to tell one from many)."""
