@@ -15,7 +15,7 @@ from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into, writes
 from hillclimber.harness.completion.agreement import _ran_before, unredirected
 from hillclimber.harness.presets import preset
-from hillclimber.harness.programs import input_heads, program_in, run_program
+from hillclimber.harness.programs import input_heads, program_in, run_program, with_imports
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat
 
@@ -214,6 +214,35 @@ def test_a_program_runs_from_a_here_document() -> None:
     )
     bare = "python3 - <<'HILLCLIMBER_PROGRAM'\nprint(1)\nHILLCLIMBER_PROGRAM"
     assert run_program("print(1)") == bare
+
+
+@pytest.mark.parametrize(
+    ("source", "made"),
+    [
+        ("x = json.load(f)\nprint(os.sep)", "import json, os\nx = json.load(f)\nprint(os.sep)"),
+        ("import json\nprint(json.dumps(1))", None),  # imported: left alone
+        ("os = 3\nprint(os.x)", None),  # bound by the program
+        ("def f(re):\n    return re.x", None),  # a parameter
+        ("print(json.x", None),  # no Python: left for its error to be said
+        ("#!/bin/python3\nprint(sys.argv)", "#!/bin/python3\nimport sys\nprint(sys.argv)"),
+        ("from __future__ import annotations\nprint(re.I)",
+         "from __future__ import annotations\nimport re\nprint(re.I)"),
+    ],
+)  # fmt: skip
+def test_a_program_gets_the_common_modules_it_uses_unimported(
+    source: str, made: str | None
+) -> None:
+    """The 1.5B's programs called `json.load` and `os.path.join` without importing them."""
+    assert with_imports(source) == (made or source)
+
+
+def test_a_program_that_forgot_an_import_runs(tmp_path: Path) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "n.json").write_text('{"n": 4}')
+    program = "with open('/app/n.json') as f:\n    print(json.load(f)['n'] * 2)"
+    result = sandbox.run(run_program(program, "/app/out.txt"), timeout=30)
+    assert result.exit_code == 0, result.stderr
+    assert (root / "out.txt").read_text() == "8\n"
 
 
 SCRIPT_TASK = (

@@ -5,13 +5,15 @@ a second answer (`completion/agreement.py`) — as one shell command or as a sho
 A 1.5B's one-liners joined `with` blocks and loops by `;` (a syntax error) or lost their quotes
 in nested f-strings; a program of several lines has room for them. A program runs from a
 here-document, so nothing of it is left in the workspace, and its prompt says which common
-modules python3 has (the 1.5B imported yaml where it was missing, twice, told so in between).
+modules python3 has (the 1.5B imported yaml where it was missing, twice, told so in between);
+a standard module it uses but forgot to import is imported for it (`with_imports`).
 Either way the prompt shows the first lines of the input files, whose columns and separators
 the code must know, and the outline of a JSON one (`outline.py`).
 """
 
 from __future__ import annotations
 
+import ast
 import posixpath
 import re
 import shlex
@@ -122,16 +124,62 @@ def program_in(answer: str) -> str:
 
 
 def run_program(source: str, into: str | None = None) -> str:
-    """A command that runs `source` with python3 (its output sent to the file `into`)."""
+    """A command that runs `source` with python3 (its output sent to the file `into`), with
+    the common modules it uses imported (`with_imports`)."""
     sent = f" > {shlex.quote(into)}" if into else ""
-    return f"python3 -{sent} <<'{END}'\n{source}\n{END}"
+    return f"python3 -{sent} <<'{END}'\n{with_imports(source)}\n{END}"
 
 
 def save_and_run(source: str, script: str) -> str:
-    """A command that saves `source` as the Python script `script` and runs it."""
+    """A command that saves `source` as the Python script `script` (`with_imports`) and runs
+    it."""
     where = shlex.quote(posixpath.dirname(script) or ".")
     saved = shlex.quote(script)
-    return f"mkdir -p {where} && cat > {saved} <<'{END}'\n{source}\n{END}\npython3 {saved}"
+    program = with_imports(source)
+    return f"mkdir -p {where} && cat > {saved} <<'{END}'\n{program}\n{END}\npython3 {saved}"
+
+
+_COMMON = frozenset(
+    ("os", "sys", "re", "json", "csv", "math", "glob", "subprocess", "statistics", "datetime",
+     "time", "random", "itertools", "collections", "functools", "shutil", "hashlib", "string",
+     "struct", "textwrap")
+)  # fmt: skip
+"""Standard modules a program may use without importing them: `with_imports` adds them."""
+
+
+def with_imports(source: str) -> str:
+    """`source` with one first line importing each common standard module it uses (`json.load`)
+    but neither imports nor binds: the 1.5B's programs called `json.load` and `os.path.join`
+    unimported, and failed with a NameError. The line goes after a `#!` line and `__future__`
+    imports; source that does not parse is left as it is."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return source
+    bound: set[str] = set()
+    used: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            bound.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            used.add(node.value.id)
+    missing = sorted((used - bound) & _COMMON)
+    if not missing:
+        return source
+    future = [n.end_lineno or n.lineno for n in tree.body if _is_future(n)]
+    at = max(future, default=1 if source.startswith("#!") else 0)  # after these lines
+    lines = source.splitlines(keepends=True)
+    return "".join([*lines[:at], f"import {', '.join(missing)}\n", *lines[at:]])
+
+
+def _is_future(node: ast.stmt) -> bool:
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
 
 def is_program(command: str) -> bool:
