@@ -15,7 +15,13 @@ from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into, writes
 from hillclimber.harness.completion.agreement import _ran_before, unredirected
 from hillclimber.harness.presets import preset
-from hillclimber.harness.programs import input_heads, program_in, run_program, with_imports
+from hillclimber.harness.programs import (
+    input_heads,
+    program_in,
+    run_program,
+    said,
+    with_imports,
+)
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat
 
@@ -191,6 +197,24 @@ def test_a_failed_program_is_told_by_its_error_line(tmp_path: Path) -> None:
     assert "Write a better program." in again
     assert (workspace / "count.txt").read_text().strip() == "3"
     assert outcome.info["loop_exit"] == "verified"
+
+
+@pytest.mark.parametrize(
+    ("error", "meant"),
+    [
+        ("TypeError: list indices must be integers or slices, not str", "is a list: loop"),
+        ("AttributeError: 'list' object has no attribute 'get'", "is a list: loop"),
+        ("TypeError: string indices must be integers, not 'str'", "is text, not an object"),
+        ("KeyError: 'start_time'", "that key is not in the data"),
+        ("NameError: name 'lines' is not defined", None),
+    ],
+)
+def test_a_programs_error_on_the_datas_shape_says_what_it_means(
+    error: str, meant: str | None
+) -> None:
+    told = said(f"Traceback (most recent call last):\n  ...\n{error}\n", program=True)
+    assert told.startswith(error)
+    assert (meant in told) if meant else told == error
 
 
 @pytest.mark.parametrize(
