@@ -130,6 +130,12 @@ READS = [
         "restore/`. Write the count to /app/n.txt.",
         {"/app/sales.csv"},
     ),
+    # a participle describes what it comes before
+    (
+        "- /app/sales.csv - the sales\n- /app/logs/sessions.json - List of deleted files held"
+        " open\n\nWrite the total to /app/total.txt.",
+        {"/app/sales.csv", "/app/logs/sessions.json"},
+    ),
 ]
 NOT_READ_ONLY = [
     "The limits are in /app/data.json. Set the port there to 80 and write it to /app/port.txt.",
@@ -242,11 +248,15 @@ SCANS = ["/data/scans/a.json", "/data/scans/sub/b.csv", "/data/scans/tool.py"]
             "Your files are in /app/. Write the summary to /app/summary.json.",
             set(),
         ),
+        (  # a system folder named is a place, not the data ("the /var partition")
+            "The df report for /var is in /data/scans/a.json. Write /app/summary.json.",
+            {"/data/scans/a.json"},
+        ),
     ],
 )
 def test_the_data_of_a_folder_the_task_only_reads(instruction: str, inputs: set[str]) -> None:
     def files_in(folder: str) -> list[str]:
-        return [p for p in [*SCANS, "/app/old.json"] if p.startswith(folder.rstrip("/") + "/")]
+        return [p for p in sorted(there) if p.startswith(folder.rstrip("/") + "/")]
 
-    there = {*SCANS, "/app/old.json"}
+    there = {*SCANS, "/app/old.json", "/var/cache/apt/pkgcache.bin", "/var/log/dpkg.log"}
     assert read_inputs(instruction, "/app", there.__contains__, files_in=files_in) == inputs

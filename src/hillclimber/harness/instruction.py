@@ -167,9 +167,12 @@ def _changes(part: str) -> bool:
     return _CHANGES.search(_NOT_A_VERB.sub(" ", _NOUN_SET.sub(" ", part))) is not None
 
 
-_NOT_A_VERB = re.compile(r"`[^`\n]*`|\b[A-Z]{2,}\b")
-"""Code (`UPDATE index value`) and words in capitals (`Process all UPDATE and QUERY
-operations`): names of operations the data holds, not a change of a file."""
+_NOT_A_VERB = re.compile(
+    r"`[^`\n]*`|\b[A-Z]{2,}\b|\b\w+ed(?=\s+(?:files?|records?|entries|rows?|lines?|items?)\b)"
+)
+"""Code (`UPDATE index value`), words in capitals (`Process all UPDATE and QUERY
+operations`: names of operations the data holds) and a participle before what it describes
+(`List of deleted files still held open`): no change of a file."""
 
 
 def read_inputs(
@@ -193,7 +196,8 @@ def read_inputs(
     changed = {path for index, paths in enumerate(named) if index not in read for path in paths}
     found = [path for index in read for path in named[index]]
     for folder in dict.fromkeys(f for index in read for f in named_folders(said[index])):
-        if not (workdir.rstrip("/") + "/").startswith(folder.rstrip("/") + "/"):
+        system = folder in _SYSTEM or folder.startswith(("/usr/", "/var/lib/", "/var/cache/"))
+        if not system and not (workdir.rstrip("/") + "/").startswith(folder.rstrip("/") + "/"):
             data = [path for path in files_in(folder) if path.lower().endswith(DATA)]
             found += data[:FOLDER_INPUTS]
     return frozenset(
@@ -205,6 +209,11 @@ def read_inputs(
 
 FOLDER_INPUTS = 20
 """The most data files a named folder gives as inputs."""
+_SYSTEM = frozenset(
+    ("/bin", "/boot", "/etc", "/home", "/lib", "/media", "/mnt", "/opt", "/root", "/run",
+     "/sbin", "/srv", "/tmp", "/usr", "/var")
+)  # fmt: skip
+"""The system's own folders: named, they are a place ("the /var partition"), not the data."""
 
 
 def protected_files(instruction: str, workdir: str = APP, where: Where | None = None) -> set[str]:
