@@ -116,6 +116,14 @@ def _trial(
     write_json(folder / name / "result.json", trial)
 
 
+def test_inputs_benchmark() -> None:
+    """fx-sales-total reads the daily files of the folder /app/data: they are its inputs."""
+    lines = run_benchmark("inputs.py", "--dataset", str(FIXTURES / "tb2"), "--list")
+    assert re.fullmatch(r"tasks with inputs: \d+/3 \(0 not set up\)", lines[-1])
+    [sales] = [line for line in lines if line.startswith("fx-sales-total")]
+    assert re.fullmatch(r"fx-sales-total\s+7 inputs: /app/data/2026-03-01\.csv, .*", sales)
+
+
 def test_false_passes_are_counted_by_the_strength_of_the_pass(tmp_path: Path) -> None:
     exists = {"name": "/app/a exists and is not empty", "goal": True}
     holds = {"name": "/app/a has the line '12'", "goal": True}
