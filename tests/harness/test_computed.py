@@ -206,6 +206,8 @@ def test_a_failed_program_is_told_by_its_error_line(tmp_path: Path) -> None:
         ("AttributeError: 'list' object has no attribute 'get'", "is a list: loop"),
         ("TypeError: string indices must be integers, not 'str'", "is text, not an object"),
         ("KeyError: 'start_time'", "that key is not in the data"),
+        ("AttributeError: 'NoneType' object has no attribute 'group'", "matched nothing"),
+        ("json.decoder.JSONDecodeError: Extra data: line 2 column 1", "JSON Lines"),
         ("NameError: name 'lines' is not defined", None),
     ],
 )

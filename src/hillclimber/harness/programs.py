@@ -217,7 +217,16 @@ _SHAPES = (
         re.compile(r"^KeyError: "),
         "that key is not in the data: use the keys its first lines or outline show",
     ),
+    (
+        re.compile(r"'NoneType' object has no attribute 'group'"),
+        "the pattern matched nothing: fit it to the file's first lines, and test the match",
+    ),
+    (
+        re.compile(r"JSONDecodeError|Expecting value: line"),
+        "that text is not one JSON document: read it as text, or as JSON Lines (one a line)",
+    ),
 )
 """Errors of code that took the data for another shape, and what they mean. Of 65 failures of
 the 1.5B's programs on the dev split, 8 indexed a JSON list of records by a key (TypeError,
-AttributeError) and 8 guessed keys (KeyError)."""
+AttributeError) and 8 guessed keys (KeyError); later, 4 took `.group()` of a regex that matched
+nothing and one parsed text as JSON."""
