@@ -26,6 +26,8 @@ from conftest import host_sandbox
 SUM = "Write the sum of the numbers in /app/numbers.txt to /app/total.txt."
 DONE = '{"name": "task_complete", "arguments": {}}'
 AWK = "awk '{s+=$1} END {print s}' /app/numbers.txt"
+PASTE = "paste -sd+ /app/numbers.txt | python3 -c 'print(eval(input()))'"
+"""Another way to the same sum."""
 
 
 def write(path: str, content: str) -> str:
@@ -69,11 +71,18 @@ def test_a_second_answer_that_agrees_ends_the_trial(tmp_path: Path) -> None:
 
 
 def test_a_second_answer_that_disagrees_is_a_failure_to_fix(tmp_path: Path) -> None:
+    """The model writes what the second computation printed: that command is now the way the
+    answer was made, so agreement needs a third way (the same program asked again agreed with
+    its own output on the dev split)."""
     answers = [write("/app/total.txt", "3+4+5\n"), DONE, AWK, write("/app/total.txt", "12"), DONE,
-               f"```sh\n{AWK}\n```"]  # fmt: skip
-    outcome, model, _ = run_agent(tmp_path, answers)
+               f"```sh\n{AWK}\n```", PASTE]  # fmt: skip
+    outcome, model, log_dir = run_agent(tmp_path, answers)
     assert outcome.info["loop_exit"] == "agreed"
     model.assert_complete()
+    steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
+    second = [s["extra"] for s in steps if s.get("message") == "second answer"]
+    assert second[1]["unusable"] == "is the way the answer was made, not another"
+    assert second[2]["agrees"] and second[2]["command"] == PASTE
     told = model.requests[3].messages[-1].content
     assert "A second computation disagrees with /app/total.txt" in told
     assert "printed:\n12\nbut /app/total.txt holds:\n3+4+5\n" in told
@@ -103,7 +112,7 @@ def test_climbing_applies_a_fix_of_a_disputed_answer(tmp_path: Path) -> None:
     config = preset("climber", planner=False, probe_commands=False, propose=False, computed=0)
     assert config.completion.agreement and config.climbing.auto_verify
     answers = [write("/app/total.txt", "11"), AWK, write("/app/notes.txt", "sum"),
-               write("/app/total.txt", "12"), AWK]  # fmt: skip
+               write("/app/total.txt", "12"), PASTE]  # fmt: skip
     outcome, model, _ = run_agent(tmp_path, answers, config)
     assert outcome.info["loop_exit"] == "agreed"
     model.assert_complete()
@@ -113,17 +122,19 @@ def test_once_the_asks_are_spent_the_last_disagreeing_command_judges_new_answers
     tmp_path: Path,
 ) -> None:
     """A changed answer is no evidence that a dispute is over: after `max_asks` questions, the
-    command that disagreed runs again on each new answer, without asking."""
+    command that disagreed runs again on each new answer, without asking — but not on one that
+    says what it printed: that is its own answer copied, and no agreement."""
     config = preset("fm", planner=False, probe_commands=False, propose=False, agreement=True,
                     max_verify_retries=8)  # fmt: skip
     wrong = [a for n in (11, 10, 9) for a in (write("/app/total.txt", str(n)), DONE, AWK)]
-    answers = [*wrong, write("/app/total.txt", "8"), DONE, write("/app/total.txt", "12"), DONE]
+    answers = [*wrong, write("/app/total.txt", "8"), DONE, write("/app/total.txt", "12"), DONE,
+               DONE]  # fmt: skip
     outcome, model, log_dir = run_agent(tmp_path, answers, config)
-    assert outcome.info["loop_exit"] == "agreed"
+    assert outcome.info["loop_exit"] == "confirmed"  # the model's word, not an agreement
     model.assert_complete()  # three asks, and no fourth
     steps = json.loads((log_dir / "trajectory.json").read_text())["steps"]
     second = [s["extra"] for s in steps if s.get("message") == "second answer"]
-    assert [s["agrees"] for s in second] == [False, False, False, False, True]
+    assert [s["agrees"] for s in second] == [False, False, False, False]
     assert {s["command"] for s in second} == {AWK}
 
 

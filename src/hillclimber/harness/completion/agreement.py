@@ -17,7 +17,10 @@ with the file:
   one is no better, nothing is learnt, and the gate goes on as without it.
 
 Each content of the answer file is judged once. Once `max_asks` are spent, a new content is
-judged by the last command that disagreed, run again without asking.
+judged by the last command that disagreed, run again without asking. An answer that says what
+a disagreeing command printed (shown to the model) was made by that command: it is no second
+way to that answer, so another one is asked for, and once the asks are spent nothing is
+learnt (one computation agreeing with itself is no evidence).
 """
 
 from __future__ import annotations
@@ -116,6 +119,11 @@ class Agreement:
     reference: str = ""
     """The last second command that disagreed: once the asks are spent, each new answer is
     judged by running it again (a changed answer is not evidence that the dispute is over)."""
+    shown: list[tuple[str, str]] = field(default_factory=list)
+    """(what it printed, the command) of each second answer shown to the model as disagreeing:
+    an answer that says what one printed is a copy of it, and that command agreeing with it
+    would be one computation agreeing with itself (the 1.5B wrote the second program's output
+    into the answer file, and the same program, asked again, 'agreed')."""
     computed: set[str] = field(default_factory=set)
     """Digests of the answer file's contents a command the harness asked for wrote
     (`climbing/computed.py`): the model did not make them, so its word on them is no
@@ -142,12 +150,14 @@ class Agreement:
         if key in self.judged:
             return None  # asked already: nothing new to learn
         self.judged.add(key)
+        copied = [command for printed, command in self.shown if same(held, printed)]
         if self.asks >= self.max_asks:
             # independent when it was asked: the model may have run it since
-            if not self.reference:
+            if not self.reference or copied:
                 return None
             outcome = self._attempt(path, held, self.reference, (), turn)
             return outcome if isinstance(outcome, Verdict) else None
+        tried = (*tried, *copied)  # the answer was made that way: another way is asked
         why = ""
         for _ in range(self.tries):
             if self.asks >= self.max_asks:
@@ -188,6 +198,7 @@ class Agreement:
         if not verdict.agrees:
             self.disputed.add(digest(held.encode()) or "")
             self.reference = command
+            self.shown.append((printed, command))
         self.asker.events.emit(
             SecondAnswer(turn, path, command, clip(printed, 300), verdict.agrees)
         )
