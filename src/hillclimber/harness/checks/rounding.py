@@ -18,6 +18,7 @@ from typing import ClassVar
 
 from hillclimber.harness.checks.base import Check, Outcome
 from hillclimber.harness.checks.kinds import TextCheck
+from hillclimber.harness.checks.scope import is_code
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
 
@@ -100,7 +101,7 @@ def _text_numbers(text: str, field: str) -> list[str]:
 def rounding_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """A check for each sentence that says values are rounded, of the file it makes: the one it
     names, else the one file the instruction makes."""
-    made = sorted(p for p in new_files if not p.endswith(_CODE))
+    made = sorted(p for p in new_files if not is_code(p))
     for sentence in said:
         match = _ROUNDED.search(sentence.text)
         if match is None:
@@ -112,6 +113,3 @@ def rounding_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check
             continue
         n = match.group("n").lower()
         yield NumbersRounded(output, int(_WORDS.get(n, n)), field)
-
-
-_CODE = (".py", ".sh", ".c", ".cpp", ".js", ".go", ".rs", ".java", ".r", ".R", ".pl", ".rb")
