@@ -347,13 +347,14 @@ def test_other_writes_are_kept_as_written(path: str, content: str, tmp_path: Pat
 def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> None:
     """The task names `ec-policies.json`; it lies in /app/conf/: the prompt shows it there, and
     a read of /app/ec-policies.json says where it is. Two files of that name: neither."""
-    from hillclimber.harness.prompting.shown import located, shown
+    from hillclimber.harness.prompting.shown import shown
+    from hillclimber.harness.task_paths import TaskPaths
 
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     (tmp_path / "workspace/conf").mkdir()
     (tmp_path / "workspace/conf/ec-policies.json").write_text('{"p": 1}\n')
     instruction = "Pick the best policy from ec-policies.json and write it to /app/out.txt."
-    assert shown(located(instruction, sandbox, "/app"), sandbox).startswith(
+    assert shown(TaskPaths.read(instruction, sandbox, "/app").named, sandbox).startswith(
         "--- /app/conf/ec-policies.json"
     )
     read = execute(
@@ -362,7 +363,7 @@ def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> No
     assert not read.success and "(the file /app/conf/ec-policies.json has that name)" in read.output
     (tmp_path / "workspace/old").mkdir()
     (tmp_path / "workspace/old/ec-policies.json").write_text("{}\n")
-    assert shown(located(instruction, sandbox, "/app"), sandbox) == ""
+    assert shown(TaskPaths.read(instruction, sandbox, "/app").named, sandbox) == ""
     again = execute(
         ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
     )
@@ -406,9 +407,10 @@ def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
         assert not result.success and result.metadata["binary"]
         assert "not a text file (it starts with 'SQLite format 3')" in result.output
     assert (tmp_path / "workspace" / "shop.db").read_bytes() == database
-    from hillclimber.harness.prompting.shown import located, shown
+    from hillclimber.harness.prompting.shown import shown
+    from hillclimber.harness.task_paths import TaskPaths
 
-    assert shown(located("Query /app/shop.db.", sandbox, "/app"), sandbox) == ""
+    assert shown(TaskPaths.read("Query /app/shop.db.", sandbox, "/app").named, sandbox) == ""
 
 
 def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Path) -> None:
@@ -428,7 +430,8 @@ def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Pat
 
 def test_files_the_task_protects_and_names(tmp_path: Path) -> None:
     from hillclimber.harness.instruction import protected_files
-    from hillclimber.harness.prompting.shown import located, shown
+    from hillclimber.harness.prompting.shown import shown
+    from hillclimber.harness.task_paths import TaskPaths
 
     text = "Copy /app/source.txt to /app/echo.txt exactly. Do not change /app/source.txt."
     assert protected_files(text) == {"/app/source.txt"}
@@ -436,7 +439,7 @@ def test_files_the_task_protects_and_names(tmp_path: Path) -> None:
     assert protected_files("Create hello.txt.") == set()
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     (tmp_path / "workspace" / "source.txt").write_text("a\tb\n")
-    blocks = shown(located(text, sandbox, "/app"), sandbox)
+    blocks = shown(TaskPaths.read(text, sandbox, "/app").named, sandbox)
     assert "--- /app/source.txt (1 lines) ---\na\tb" in blocks and "echo.txt" not in blocks
 
 

@@ -28,9 +28,10 @@ from hillclimber.harness.loop import AgentLoop
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
-from hillclimber.harness.prompting.shown import located, shown
+from hillclimber.harness.prompting.shown import shown
 from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
+from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.models.base import Model
 from hillclimber.sandbox import SandboxKind
 from hillclimber.skills.trial import TrialSkills
@@ -79,7 +80,8 @@ def assemble(
         tool_definitions=[tool.definition() for tool in tool_list(config.tools)],
     )
     events = EventBus(writer, skills, *listeners)
-    checks, proposer = _checks(config, model, ctx, events)
+    paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
+    checks, proposer = _checks(config, model, ctx, events, paths)
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
     label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
@@ -90,7 +92,7 @@ def assemble(
         task.instruction,
         prompter=_prompter(config, ctx, budget, label, skills.section()),
         hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
-        files=partial(shown, located(task.instruction, ctx.sandbox, ctx.workdir), ctx.sandbox)
+        files=partial(shown, paths.named, ctx.sandbox)
         if config.view.mode == "micro" and config.view.show_named_files
         else lambda: "",
         events=events,
@@ -101,12 +103,13 @@ def assemble(
         skill_text=skills.section() if config.skills.for_planner else "",
         answers=checks.built.answers if checks and verify is checks.verify else (),
         keep=checks.built.context.keep if checks else None,
+        paths=paths,
     )
     return Assembly(loop, kind, budget, skills, checks, proposer, verify)
 
 
 def _checks(
-    config: HarnessConfig, model: Model, ctx: AgentContext, events: EventBus
+    config: HarnessConfig, model: Model, ctx: AgentContext, events: EventBus, paths: TaskPaths
 ) -> tuple[SelfChecks | None, ModelProposer | None]:
     """The acceptance checks, built before the first action (`feedback = "self"` and a
     loop that looks at checks), and the model's proposer if it was asked."""
@@ -121,6 +124,7 @@ def _checks(
         ctx.workdir,
         propose=proposer,
         remaining=ctx.remaining,
+        where=paths.where,
     )
     events.emit(
         ChecksMade(

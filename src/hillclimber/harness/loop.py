@@ -47,7 +47,6 @@ from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.models.base import Model
 from hillclimber.sandbox.files import read_text
 from hillclimber.shell.command import inside
-from hillclimber.verify.verifier import Evaluation
 
 
 class AgentLoop:
@@ -68,6 +67,7 @@ class AgentLoop:
         skill_text: str = "",
         answers: tuple[str, ...] = (),
         keep: Callable[[], AbstractContextManager[object]] | None = None,
+        paths: TaskPaths | None = None,
     ) -> None:
         self.config, self.model, self.env, self.instruction = config, model, env, instruction
         self.prompter, self.hint, self.files = prompter, hint, files
@@ -86,7 +86,7 @@ class AgentLoop:
         self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
         self.recovery = RecoveryTracker() if config.view.error_recovery else None
-        self.paths = TaskPaths.read(instruction, env.sandbox, env.workdir)
+        self.paths = paths or TaskPaths.read(instruction, env.sandbox, env.workdir)
         self.answers = answers
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
@@ -97,7 +97,7 @@ class AgentLoop:
                 self.asker, instruction, env.sandbox, env.workdir, answers, keep,
                 checks=env.verify, remaining=env.remaining, code=lambda: self.code,
             )  # fmt: skip
-            self.env = env = replace(env, verify=partial(_counted, agreement, env.verify))
+            self.env = env = replace(env, verify=agreement.counting(env.verify))
         self.gate = Gate(
             config.completion,
             env.verify,
@@ -401,8 +401,3 @@ class AgentLoop:
         inputs = sorted(self.paths.inputs or self.paths.protected)
         program = self.config.ask.code == "program"
         return CodeAsk.probe(self.env.sandbox, inputs, program=program)
-
-
-def _counted(agreement: Agreement, verify: Callable[[], Evaluation]) -> Evaluation:
-    """The checks with the second answer among them (see `Agreement.counted`)."""
-    return agreement.counted(verify())

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import partial
 
 from hillclimber.harness.instruction import (
+    Where,
     named_paths,
     outside_places,
     protected_files,
@@ -30,6 +31,9 @@ class TaskPaths:
     """The data files it names only to read (`instruction.read_inputs`)."""
     outputs: frozenset[str]
     """Where its work goes outside the working folder (`instruction.outside_places`)."""
+    where: Where
+    """Each bare name not in the working folder → the file it is (`instruction.relocated`);
+    the checks are built with it too, so it is looked up once per trial."""
 
     @classmethod
     def read(cls, instruction: str, sandbox: Sandbox, workdir: str) -> TaskPaths:
@@ -47,4 +51,5 @@ class TaskPaths:
                 files_in=partial(files_under, sandbox),
             ),
             outputs=frozenset(outside_places(named, workdir, there)),
+            where=where,
         )

@@ -51,13 +51,14 @@ def test_a_file_to_make_that_no_named_folder_holds_is_still_checked(tmp_path: Pa
 
 
 def test_the_prompt_shows_the_input_from_the_folder_the_instruction_names(tmp_path: Path) -> None:
-    from hillclimber.harness.prompting.shown import located, shown
+    from hillclimber.harness.prompting.shown import shown
+    from hillclimber.harness.task_paths import TaskPaths
 
     layout = trial_layout(tmp_path).with_mounts(Mount("/data", tmp_path / "data"))
     (tmp_path / "data/genomics").mkdir(parents=True)
     (tmp_path / "data/genomics/regions_a.bed").write_text("chr1\t1\t5\n")
     sandbox = create_sandbox(SandboxKind.LOCAL, layout)
-    assert shown(located(INPUTS_ELSEWHERE[0], sandbox, "/app"), sandbox).startswith(
+    assert shown(TaskPaths.read(INPUTS_ELSEWHERE[0], sandbox, "/app").named, sandbox).startswith(
         "--- /data/genomics/regions_a.bed (1 lines) ---\nchr1\t1\t5"
     )
 

@@ -26,6 +26,7 @@ from hillclimber.harness.checks.base import (
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.climbing.workspace import fits, restored
+from hillclimber.harness.instruction import Where
 from hillclimber.harness.prompting.summary import first_lines
 from hillclimber.sandbox import APP, Sandbox
 from hillclimber.sandbox.files import read_bytes
@@ -134,9 +135,11 @@ def build_checks(
     *,
     propose: Proposer | None = None,
     remaining: Callable[[], float] = lambda: float("inf"),
+    where: Where | None = None,
 ) -> AcceptanceChecks:
-    """The checks for `instruction`, from the workspace as it is now (before any action)."""
-    found = extract(instruction, sandbox, workdir)
+    """The checks for `instruction`, from the workspace as it is now (before any action);
+    `where`: the bare names found outside the working folder, if already looked up."""
+    found = extract(instruction, sandbox, workdir, where)
     if propose is not None:
         found = [*found, *propose(instruction, sandbox, workdir)]
     unique: dict[str, Check] = {}

@@ -60,7 +60,13 @@ from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.rounding import rounding_checks
 from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
-from hillclimber.harness.instruction import FORBID, protected_files, relocated, search_roots
+from hillclimber.harness.instruction import (
+    FORBID,
+    Where,
+    protected_files,
+    relocated,
+    search_roots,
+)
 from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
 from hillclimber.sandbox.files import is_file, read_text, same_name
 
@@ -148,11 +154,15 @@ class Workspace:
         return any(same_name(self.sandbox, root, name) for root in self.roots or (self.workdir,))
 
 
-def extract(instruction: str, sandbox: Sandbox, workdir: str = APP) -> list[Check]:
+def extract(
+    instruction: str, sandbox: Sandbox, workdir: str = APP, where: Where | None = None
+) -> list[Check]:
     """Every check the rules find (possibly some twice; goal checks that already pass are
-    not dropped here: `build_checks` runs them on the untouched workspace)."""
+    not dropped here: `build_checks` runs them on the untouched workspace). `where` is
+    `instruction.relocated`, looked up here unless the trial already did (`TaskPaths.where`)."""
     here = Workspace(sandbox, workdir, search_roots(instruction, workdir))
-    where = relocated(instruction, workdir, here.exists, partial(same_name, sandbox))
+    if where is None:
+        where = relocated(instruction, workdir, here.exists, partial(same_name, sandbox))
     said = sentences(instruction, workdir, where)
     protected = {p for p in protected_files(instruction, workdir, where) if here.is_file(p)}
     found: list[Check] = [FileUnchanged(path) for path in sorted(protected)]

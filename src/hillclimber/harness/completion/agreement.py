@@ -257,6 +257,10 @@ class Agreement:
         found = self._answer()
         return found is not None and digest(found[1].encode()) in self.disputed
 
+    def counting(self, verify: Callable[[], Evaluation]) -> Callable[[], Evaluation]:
+        """`verify` with the second answer among its checks (see `counted`)."""
+        return lambda: self.counted(verify())
+
     def counted(self, evaluation: Evaluation) -> Evaluation:
         """`evaluation` with the second answer as one more check once one has disagreed:
         failing while the answer file holds what it disagreed with."""
