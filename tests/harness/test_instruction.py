@@ -136,6 +136,12 @@ READS = [
         " open\n\nWrite the total to /app/total.txt.",
         {"/app/sales.csv", "/app/logs/sessions.json"},
     ),
+    # a participle of a state: what is so now, no change asked for
+    (
+        "The daemon's settings are in /app/daemon.json. Name the driver currently configured"
+        " in /app/daemon.json: write it to /app/driver.txt.",
+        {"/app/daemon.json"},
+    ),
 ]
 NOT_READ_ONLY = [
     "The limits are in /app/data.json. Set the port there to 80 and write it to /app/port.txt.",
@@ -145,6 +151,7 @@ NOT_READ_ONLY = [
     "The file /app/data.json has a wrong port. Update it, then write the port to /app/port.txt.",
     # no file to make: the work is the change of the named one
     "The log /app/app.log is too large. Keep only its last 100 lines.",
+    "The driver in /app/daemon.json is wrong. It is configured there: fix it; log to /app/x.txt.",
     # code and configuration are changed by fix tasks in words far from their name
     "The script is at /app/run.py and the config at /app/app.conf. Write the output to "
     "/app/out.txt.",
@@ -153,13 +160,25 @@ NOT_READ_ONLY = [
 
 @pytest.mark.parametrize(("instruction", "inputs"), READS)
 def test_data_the_task_only_reads(instruction: str, inputs: set[str]) -> None:
-    there = {"/app/logs/sessions.json", "/var/data/inventory.db", "/app/sales.csv"}
+    there = {
+        "/app/logs/sessions.json",
+        "/var/data/inventory.db",
+        "/app/sales.csv",
+        "/app/daemon.json",
+    }
     assert read_inputs(instruction, "/app", there.__contains__) == inputs
 
 
 @pytest.mark.parametrize("instruction", NOT_READ_ONLY)
 def test_data_the_task_may_change(instruction: str) -> None:
-    there = {"/app/sales.csv", "/app/data.json", "/app/app.log", "/app/run.py", "/app/app.conf"}
+    there = {
+        "/app/sales.csv",
+        "/app/data.json",
+        "/app/app.log",
+        "/app/run.py",
+        "/app/app.conf",
+        "/app/daemon.json",
+    }
     assert read_inputs(instruction, "/app", there.__contains__) == frozenset()
 
 

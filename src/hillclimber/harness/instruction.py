@@ -169,10 +169,12 @@ def _changes(part: str) -> bool:
 
 _NOT_A_VERB = re.compile(
     r"`[^`\n]*`|\b[A-Z]{2,}\b|\b\w+ed(?=\s+(?:files?|records?|entries|rows?|lines?|items?)\b)"
+    r"|\b(?:currently|already)\s+\w+ed\b"
 )
 """Code (`UPDATE index value`), words in capitals (`Process all UPDATE and QUERY
-operations`: names of operations the data holds) and a participle before what it describes
-(`List of deleted files still held open`): no change of a file."""
+operations`: names of operations the data holds), a participle before what it describes
+(`List of deleted files still held open`) and one of a state (`What storage driver is
+currently configured in daemon.json`): no change of a file."""
 
 
 def read_inputs(
