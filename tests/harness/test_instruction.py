@@ -35,6 +35,8 @@ def test_a_trailing_full_stop_is_not_part_of_the_name() -> None:
 def test_numbers_versions_and_abbreviations_are_no_file_names() -> None:
     text = "Set it, e.g. ratio=1.40 (i.e. v2.0.1 of the spec) in policy.json; see /usr/lib/x.so.6."
     assert named_paths(text) == ["/app/policy.json", "/usr/lib/x.so.6"]
+    series = "The cluster runs Elasticsearch 7.x (and Kafka 5.9.x); its log is in es.x."
+    assert named_paths(series) == ["/app/es.x"]
 
 
 @pytest.mark.parametrize(

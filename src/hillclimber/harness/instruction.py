@@ -35,12 +35,12 @@ folder: its path there → its real path (`relocated`)."""
 
 def named_paths(text: str, workdir: str = APP, where: Where | None = None) -> list[str]:
     """The paths `text` names, as sandbox paths (relative ones in `workdir`, or `where` they
-    are), in order, each once; not a number or version (`1.40`, `v2.0.1`) nor an abbreviation
-    (`e.g.`) read as a file name."""
+    are), in order, each once; not a number or version (`1.40`, `v2.0.1`, `7.x`) nor an
+    abbreviation (`e.g.`) read as a file name."""
     found: dict[str, None] = {}
     for match in NAMED.findall(text):
         name = match.rstrip(".")
-        if _NOT_A_NAME.match(name) or ("/" not in name and name.rsplit(".", 1)[-1].isdigit()):
+        if _NOT_A_NAME.match(name) or ("/" not in name and _VERSION.match(name)):
             continue
         path = posixpath.normpath(posixpath.join(workdir, name))
         found[(where or {}).get(path, path)] = None
@@ -48,6 +48,9 @@ def named_paths(text: str, workdir: str = APP, where: Where | None = None) -> li
 
 
 _NOT_A_NAME = re.compile(r"^(?:e\.g|i\.e|a\.k\.a)$", re.I)
+_VERSION = re.compile(r"^.*\.\d+$|^v?\d+(?:\.\d+)*\.x$", re.I)
+"""A number or a version, not a file: `1.40`, `v2.0.1`, and a series (`Elasticsearch 7.x`,
+`5.9.x`)."""
 
 _ABSOLUTE = re.compile(r"(?<![\w.:/-])/[\w.-]+(?:/[\w.-]+)*/?")
 """An absolute path, of a file or a folder (not a URL's path)."""
