@@ -18,6 +18,7 @@ from hillclimber.harness.checks.base import CheckContext
 from hillclimber.harness.checks.commits import FileCommitted
 from hillclimber.harness.checks.kinds import CommandSucceeds, FileHasText, FileNotACopy
 from hillclimber.harness.checks.propose import ModelProposer
+from hillclimber.harness.checks.stand_ins import COUNTING
 from hillclimber.harness.presets import preset
 from hillclimber.models import ModelProfile, ScriptedModel
 from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
@@ -226,8 +227,51 @@ def test_an_answer_holding_the_examples_made_up_value_fails(
     (root / Path(check.path).name).write_text(answer)
     outcome = check.run(built.context)
     assert not outcome.passed and repr(taken) in outcome.detail
+    if COUNTING.search(taken):
+        return  # `123456787` is made by counting too (below)
     (root / Path(check.path).name).write_text(answer.replace(taken, taken + "7"))
     assert check.run(built.context).passed  # `req_17` is not the example's `req_1`
+
+
+@pytest.mark.parametrize(
+    ("files", "answer", "passes"),
+    [
+        # a value made by counting that nothing of the task holds: made up
+        ({}, '{"commit_hash": "a1b2c3d4e5f6g7h8i9j0k1l2m3n4o5p6q7r8s9t0"}', False),
+        ({}, '{"commit_hash": "9f1c", "limit_bytes": 123456789}', False),
+        # the task's files hold it (a session id in the data): it may be real
+        ({"log.txt": "session abc123 started\n"}, '{"commit_hash": "abc123"}', True),
+        # digits that only run on by chance are no count
+        ({}, '{"commit_hash": "9f1c", "ratio": 0.0123456}', True),
+    ],
+)  # fmt: skip
+def test_an_answer_holding_a_value_made_by_counting_fails(
+    files: dict[str, str], answer: str, passes: bool, tmp_path: Path
+) -> None:
+    """The 1.5B, unable to find a commit, wrote `"commit_hash": "a1b2c3d4…"` where the
+    example showed no value at all."""
+    sandbox, root = host_sandbox(tmp_path)
+    for name, text in files.items():
+        (root / name).write_text(text)
+    instruction = (
+        "Read /app/log.txt. Save the commit to /app/report.json in this format:\n```json\n"
+        '{"commit_hash": "full 40-character commit hash"}\n```'
+    )
+    if not files:
+        instruction = instruction.replace("Read /app/log.txt. ", "")
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    (root / "report.json").write_text(answer)
+    outcome = check.run(built.context)
+    assert outcome.passed is passes
+    assert passes or "a value made by counting that no input holds" in outcome.detail
+
+
+def test_a_value_made_by_counting_is_not_judged_while_an_input_is_missing(tmp_path: Path) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    instruction = 'Read /app/spec.json. Write /app/plan.json like this:\n```json\n{"id": ""}\n```'
+    check, built = the_check("FileNotACopy", instruction, sandbox)
+    (root / "plan.json").write_text('{"id": "abc123"}')
+    assert check.counted is None and check.run(built.context).passed
 
 
 def test_inputs_named_by_bare_name_in_a_named_folder_are_read_there(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from hillclimber.harness.checks.fields import field
 from hillclimber.harness.checks.kinds import holds
-from hillclimber.harness.checks.stand_ins import leaves, strings
+from hillclimber.harness.checks.stand_ins import COUNTING, leaves, strings
 
 _MADE_UP = re.compile(
     r"^(?:[A-Z][a-z]+(?: [A-Z][a-z]+){1,2}"  # a person's or a thing's name: Alice Smith
@@ -25,10 +25,6 @@ _MADE_UP = re.compile(
 """Made-up data: a name of two or three capitalised words, a code of letters and digits with a
 separator (`INV-2024-001`, a date, a UUID), an e-mail address. Not a path, nor one word
 (`python3` and `enp0s3` may well be the real answer)."""
-_COUNTING = re.compile(r"123456|987654|a1b2c3|abc123", re.I)
-"""A value made by counting (`12345678`, a hash `a1b2c3d4…`, `abc123`): made up, a number
-too (the 1.5B wrote the example's `"bandwidth_bytes": 12345678` where the instruction had
-told it 52428800)."""
 _PLACEHOLDER = re.compile(r"<[^>]*>|\{[^}]*\}|\.\.\.|…|^(?:string|text|value|name|example)", re.I)
 
 
@@ -38,7 +34,7 @@ def example_values(block: str, told: str) -> tuple[str, ...]:
     found = dict.fromkeys(
         v
         for v in _leaves(block, numbers=True)
-        if (_MADE_UP.match(v) or _COUNTING.search(v)) and v not in told
+        if (_MADE_UP.match(v) or COUNTING.search(v)) and v not in told
     )
     return tuple(v for v in found if not _PLACEHOLDER.search(v))
 

@@ -59,6 +59,7 @@ from hillclimber.harness.checks.kinds import (
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.rounding import rounding_checks
 from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
+from hillclimber.harness.checks.stand_ins import counted
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.instruction import (
     FORBID,
@@ -377,7 +378,7 @@ def _not_copies(
         if shown_so and (output, block) not in demanded:
             illustrations.append((output, block))
     places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
-    held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)] if illustrations else []
+    held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)]
     for output, block in illustrations:
         invented = example_values(block, prose(said))
         if unheld(invented, held) or not from_the_data(block, held):
@@ -386,11 +387,14 @@ def _not_copies(
     missing = any(here.info(p) is None for p in named if p not in new_files)
     values = () if missing else dict.fromkeys(v for vs in made_up.values() for v in vs)
     borrowed = set(unheld(values, held))  # an input not there: what it holds is not known
+    given = [*held, prose(said)]
+    counts = None if missing else tuple(sorted({t for text in given for t in counted(text)}))
     return [
         FileNotACopy(
             path,
             sources=(*inputs, *shown.get(path, [])),
             borrowed=tuple(v for v in made_up.get(path, []) if v in borrowed),
+            counted=counts,
         )
         for path in sorted(new_files)
         if inputs or shown.get(path)

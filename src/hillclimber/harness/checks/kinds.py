@@ -23,6 +23,7 @@ from hillclimber.harness.checks.base import (
     Outcome,
     digest,
 )
+from hillclimber.harness.checks.stand_ins import counted
 from hillclimber.sandbox import APP, run_within
 from hillclimber.sandbox.files import read_bytes, read_text
 from hillclimber.verify.verifier import Strength
@@ -138,6 +139,10 @@ class FileNotACopy(FileCheck):
     """(what it is, its fingerprints): an input's path, or "the instruction's example"."""
     borrowed: tuple[str, ...] = ()
     """Values the example makes up and no input holds (`checks/borrowed.py`)."""
+    counted: tuple[str, ...] | None = None
+    """The values made by counting (`stand_ins.counted`) that the task's files and prose hold:
+    any other in the file was made up. None where a named input is missing (what it holds is
+    not known)."""
 
     @property
     def name(self) -> str:
@@ -154,10 +159,21 @@ class FileNotACopy(FileCheck):
             if taken is not None:
                 return Outcome(False, f"it holds {taken!r} of {EXAMPLE}, which no input holds:"
                                " work out the real values")  # fmt: skip
-            return Outcome(True)
+            return self._made_up(text)
         if copied == EXAMPLE:
             return Outcome(False, f"it holds {EXAMPLE} as it is: work out the real values")
         return Outcome(False, f"it holds what {copied} holds")
+
+    def _made_up(self, text: str) -> Outcome:
+        """Fails a value made by counting that nothing the task gave holds (the 1.5B wrote
+        `"commit_hash": "a1b2c3d4e5f6g7h8i9j0…"` and `"current_limit_bytes": 123456789`)."""
+        if self.counted is None:
+            return Outcome(True)
+        made = next((t for t in counted(text) if t not in self.counted), None)
+        if made is None:
+            return Outcome(True)
+        return Outcome(False, f"it holds {made!r}, a value made by counting that no input"
+                       " holds: work out the real value")  # fmt: skip
 
 
 def holds(text: str, value: str) -> bool:

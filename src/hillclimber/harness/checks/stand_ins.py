@@ -22,6 +22,22 @@ _STAND_IN = re.compile(
 )
 
 
+COUNTING = re.compile(r"123456|987654|a1b2c3|abc123", re.I)
+"""A value made by counting (`12345678`, a hash `a1b2c3d4…`, `abc123`): made up, a number
+too (the 1.5B wrote the example's `"bandwidth_bytes": 12345678` where the instruction had
+told it 52428800)."""
+_COUNTED = re.compile(
+    r"(?<![\w.-])(?:[\w-]*(?:a1b2c3|abc123)[\w-]*|(?:123456|987654)\d*)(?![\w-]|\.\d)", re.I
+)
+"""A token made by counting in a text: a word holding `a1b2c3` or `abc123`, or a whole number
+that starts `123456` or `987654` (not `0.0123456`, nor a hex digest that runs on)."""
+
+
+def counted(text: str) -> Iterator[str]:
+    """The tokens of `text` made by counting (`a1b2c3d4e5f6g7h8i9j0`, `123456789`), lowered."""
+    return (match.lower() for match in _COUNTED.findall(text))
+
+
 def stand_in(value: str) -> bool:
     """Whether `value`, as a whole, stands in for a value."""
     return _STAND_IN.match(value.strip()) is not None
