@@ -391,6 +391,24 @@ def test_a_pattern_read_says_the_files_it_matches(tmp_path: Path) -> None:
     assert none.output == "no such file: /app/data/*.csv"
 
 
+def test_a_folder_read_as_a_file_says_what_it_holds(tmp_path: Path) -> None:
+    """The 1.5B read a folder of manifests as a file, three times: it exists, and holds these."""
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    (tmp_path / "workspace/manifests/old").mkdir(parents=True)
+    for name in ("b.yaml", "a.yaml"):
+        (tmp_path / "workspace/manifests" / name).write_text("kind: CronJob\n")
+    read = execute(
+        ToolCall(name="read_file", arguments={"path": "/app/manifests"}), ToolEnv(sandbox)
+    )
+    assert not read.success and read.metadata["folder"]
+    assert read.output.startswith(
+        "/app/manifests is a folder, not a file: it holds 3 entries: a.yaml, b.yaml, old/."
+    )
+    (tmp_path / "workspace/empty").mkdir()
+    empty = execute(ToolCall(name="read_file", arguments={"path": "empty"}), ToolEnv(sandbox))
+    assert empty.output == "empty is an empty folder, not a file"
+
+
 def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     env = ToolEnv(sandbox=sandbox)

@@ -71,6 +71,8 @@ def _text_file(args: dict[str, Any], env: ToolEnv) -> tuple[str, str] | ToolResu
     path = tool_path(args["path"], env)
     meta = {"path": args["path"]}
     found = env.sandbox.stat(path)
+    if found is not None and found.kind == "dir":
+        return ToolResult(False, _folder(args["path"], path, env), {**meta, "folder": True})
     if found is None or found.kind != "file":
         return ToolResult(False, f"no such file: {args['path']}{_elsewhere(path, env)}", meta)
     head = env.sandbox.read_file(path, limit=BINARY_PROBE)
@@ -98,6 +100,30 @@ def _elsewhere(path: str, env: ToolEnv) -> str:
     return f" (the file {found[0]} has that name)" if len(found) == 1 else ""
 
 
+def _folder(asked: str, path: str, env: ToolEnv) -> str:
+    """What a folder read as a file holds (the 1.5B read `/home/user/k8s-manifests` three
+    times, was told "no such file" each time, and reported that it had examined 1 file)."""
+    try:
+        names = sorted(env.sandbox.listdir(path))
+    except (OSError, OutsideSandbox):
+        names = []
+    if not names:
+        return f"{asked} is an empty folder, not a file"
+    marked = [n + "/" if _is_dir(env, posixpath.join(path, n)) else n for n in names]
+    shown = ", ".join(marked[:MAX_ENTRIES])
+    more = f" and {len(names) - MAX_ENTRIES} more" if len(names) > MAX_ENTRIES else ""
+    return (
+        f"{asked} is a folder, not a file: it holds {len(names)} entries: {shown}{more}."
+        " Read one file of it at a time, or work on them all with a command (run_command)"
+    )
+
+
+def _is_dir(env: ToolEnv, path: str) -> bool:
+    info = env.sandbox.stat(path)
+    return info is not None and info.kind == "dir"
+
+
+MAX_ENTRIES = 30
 _PATTERN = re.compile(r"[*?\[]")
 MAX_MATCHES = 12
 
