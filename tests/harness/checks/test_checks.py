@@ -271,7 +271,7 @@ def test_a_value_made_by_counting_is_not_judged_while_an_input_is_missing(tmp_pa
     instruction = 'Read /app/spec.json. Write /app/plan.json like this:\n```json\n{"id": ""}\n```'
     check, built = the_check("FileNotACopy", instruction, sandbox)
     (root / "plan.json").write_text('{"id": "abc123"}')
-    assert check.counted is None and check.run(built.context).passed
+    assert check.held_counts is None and check.run(built.context).passed
 
 
 def test_inputs_named_by_bare_name_in_a_named_folder_are_read_there(tmp_path: Path) -> None:

@@ -394,7 +394,7 @@ def _not_copies(
             path,
             sources=(*inputs, *shown.get(path, [])),
             borrowed=tuple(v for v in made_up.get(path, []) if v in borrowed),
-            counted=counts,
+            held_counts=counts,
         )
         for path in sorted(new_files)
         if inputs or shown.get(path)

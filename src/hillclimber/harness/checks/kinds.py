@@ -139,7 +139,7 @@ class FileNotACopy(FileCheck):
     """(what it is, its fingerprints): an input's path, or "the instruction's example"."""
     borrowed: tuple[str, ...] = ()
     """Values the example makes up and no input holds (`checks/borrowed.py`)."""
-    counted: tuple[str, ...] | None = None
+    held_counts: tuple[str, ...] | None = None
     """The values made by counting (`stand_ins.counted`) that the task's files and prose hold:
     any other in the file was made up. None where a named input is missing (what it holds is
     not known)."""
@@ -167,9 +167,9 @@ class FileNotACopy(FileCheck):
     def _made_up(self, text: str) -> Outcome:
         """Fails a value made by counting that nothing the task gave holds (the 1.5B wrote
         `"commit_hash": "a1b2c3d4e5f6g7h8i9j0…"` and `"current_limit_bytes": 123456789`)."""
-        if self.counted is None:
+        if self.held_counts is None:
             return Outcome(True)
-        made = next((t for t in counted(text) if t not in self.counted), None)
+        made = next((t for t in counted(text) if t not in self.held_counts), None)
         if made is None:
             return Outcome(True)
         return Outcome(False, f"it holds {made!r}, a value made by counting that no input"
