@@ -27,7 +27,7 @@ from hillclimber.harness.prompting.budget import (
 )
 from hillclimber.harness.prompting.summary import StepSummary, previous_field, summarize
 from hillclimber.models import ModelProfile
-from hillclimber.sandbox import SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox import Mount, SandboxKind, create_sandbox, trial_layout
 
 # -- summaries ------------------------------------------------------------------------------
 
@@ -444,6 +444,23 @@ def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Pat
     assert tool_path("../etc/passwd", env) == "/etc/passwd"
     outside = ToolCall(name="read_file", arguments={"path": "../etc/passwd"})
     assert not execute(outside, env).success
+
+
+def test_the_working_folder_put_before_a_path_outside_it_means_that_path(
+    tmp_path: Path,
+) -> None:
+    """The 1.5B, working in /home/agent, read /home/agent/opt/webapp/app.py for the task's
+    /opt/webapp/app.py three times and was told each time there was no such file."""
+    layout = trial_layout(tmp_path).with_mounts(Mount("/data", tmp_path / "data"))
+    (tmp_path / "data/logs").mkdir(parents=True)
+    (tmp_path / "data/logs/access.log").write_text("GET /\n")
+    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, layout))
+    assert tool_path("/app/data/logs/access.log", env) == "/data/logs/access.log"
+    read = execute(ToolCall(name="read_file", arguments={"path": "/app/data/logs/access.log"}), env)
+    assert read.success and read.output == "GET /"
+    assert tool_path("/app/data/logs/new.log", env) == "/app/data/logs/new.log"  # not there
+    (tmp_path / "workspace/data").mkdir()  # a folder of the working folder: its path
+    assert tool_path("/app/data/logs/access.log", env) == "/app/data/logs/access.log"
 
 
 def test_files_the_task_protects_and_names(tmp_path: Path) -> None:

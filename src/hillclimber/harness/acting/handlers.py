@@ -18,7 +18,7 @@ from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.harness.instruction import DATA
 from hillclimber.harness.parsing.literal import python_data
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
-from hillclimber.sandbox.files import BINARY_PROBE, is_binary, same_name
+from hillclimber.sandbox.files import BINARY_PROBE, exists, is_binary, same_name
 
 
 @dataclass
@@ -40,14 +40,21 @@ class ToolEnv:
 def tool_path(path: str, env: ToolEnv) -> str:
     """The sandbox path a tool's `path` argument means: relative to the working folder, `~` the
     home folder. Small models drop the leading slash: `app/x.txt` said in the workspace /app,
-    where there is no folder `app`, is /app/x.txt."""
+    where there is no folder `app`, is /app/x.txt. They also put the working folder before a
+    path outside it: `/home/agent/opt/webapp/app.py`, where /home/agent has no `opt` and
+    /opt/webapp/app.py is there, is that file."""
     if path == "~" or path.startswith("~/"):
         path = HOME + path[1:]
     first, _, rest = path.partition("/")
     dropped_slash = rest and first == posixpath.basename(env.workdir)
     if dropped_slash and not env.sandbox.exists(posixpath.join(env.workdir, first)):
         return posixpath.join(posixpath.dirname(env.workdir), path)
-    return posixpath.normpath(posixpath.join(env.workdir, path))
+    full = posixpath.normpath(posixpath.join(env.workdir, path))
+    inner = full.removeprefix(env.workdir.rstrip("/"))
+    top = inner.split("/")[1] if inner != full and inner.count("/") > 1 else ""
+    if top and not exists(env.sandbox, posixpath.join(env.workdir, top)):
+        return inner if exists(env.sandbox, inner) else full
+    return full
 
 
 def execute(call: ToolCall, env: ToolEnv) -> ToolResult:
