@@ -57,6 +57,7 @@ from hillclimber.harness.checks.kinds import (
     fingerprints,
 )
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
+from hillclimber.harness.checks.ordered import sorted_lists
 from hillclimber.harness.checks.rounding import rounding_checks
 from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
 from hillclimber.harness.checks.stand_ins import counted
@@ -185,6 +186,7 @@ def extract(
     found += meaning_checks(said, sandbox, workdir, new_files)
     found += shape_checks(said, new_files)
     found += rounding_checks(said, new_files)
+    found += sorted_lists(said, new_files)
     made = [c.path for c in found if isinstance(c, (FileExists, FileChanged)) and c.goal]
     committed = commit_checks(said, lambda p: here.info(p) is not None, workdir, made)
     return [*found, *_script_outputs(said, here), *committed]

@@ -41,7 +41,7 @@ def stated_headers(said: list[Sentence], new_files: set[str]) -> Iterator[Check]
 
 # -- sorted, unique ---------------------------------------------------------------------------
 
-_SORTED = re.compile(
+SORTED = re.compile(
     r"\bsorted\s+(?:alphabetically|in\s+(?:ascending|alphabetical)\s+order)\b|"
     r"\b(?:in|into)\s+alphabetical\s+order\b",
     re.I,
@@ -51,7 +51,7 @@ _UNIQUE = re.compile(
     r"\b(?:appears?|listed|included|occurs?)\s+only\s+once\b",
     re.I,
 )
-_OTHER_ORDER = re.compile(
+OTHER_ORDER = re.compile(
     r"\b(?:descending|reverse|numerically|by\s+(?:count|size|date|time))\b", re.I
 )
 
@@ -60,7 +60,7 @@ def orders(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """ "sorted alphabetically", "no duplicates" of a file of lines (not JSON, a table or a
     program, whose order and items are not its lines)."""
     for index, sentence in enumerate(said):
-        sort = _SORTED.search(sentence.text) and not _OTHER_ORDER.search(sentence.text)
+        sort = SORTED.search(sentence.text) and not OTHER_ORDER.search(sentence.text)
         unique = _UNIQUE.search(sentence.text)
         if not (sort or unique) or INPUT.search(sentence.text):
             continue
