@@ -20,12 +20,11 @@ from typing import ClassVar
 
 from hillclimber.harness.checks.base import Check, Outcome
 from hillclimber.harness.checks.kinds import TextCheck
-from hillclimber.harness.checks.scope import is_code
+from hillclimber.harness.checks.scope import said_of
 from hillclimber.harness.checks.stated import OTHER_ORDER, SORTED
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
 
-_FIELD = re.compile(r"^[A-Za-z_][\w.-]*$")
 _EACH_LIST = re.compile(r"\b(?:each|every|all|both)\s+(?:\w+\s+)?(?:arrays?|lists?)\b", re.I)
 
 
@@ -84,14 +83,11 @@ def _in_order(items: list[object]) -> bool:
 def sorted_lists(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """A check for each sentence that says lists of a new JSON file are sorted (ascending or
     alphabetically), of the file it names, else the one file the instruction makes."""
-    made = sorted(p for p in new_files if not is_code(p))
     for sentence in said:
         if not SORTED.search(sentence.text) or OTHER_ORDER.search(sentence.text):
             continue
-        named = [p for p in sentence.paths if p in new_files]
-        output = named[0] if named else (made[0] if len(made) == 1 else None)
+        output, field = said_of(sentence, new_files)
         if output is None or not output.endswith(".json"):
             continue
-        field = next((c for c in sentence.code[:1] if _FIELD.match(c)), "")
         if field or _EACH_LIST.search(sentence.text):
             yield ListsSorted(output, field)

@@ -18,7 +18,7 @@ from typing import ClassVar
 
 from hillclimber.harness.checks.base import Check, Outcome
 from hillclimber.harness.checks.kinds import TextCheck
-from hillclimber.harness.checks.scope import is_code
+from hillclimber.harness.checks.scope import said_of
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
 
@@ -31,7 +31,6 @@ _WORDS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 _ALL_VALUES = re.compile(
     r"\ball\s+(?:the\s+)?(?:numeric(?:al)?\s+|number\s+)?values\b|\ball\s+numbers\b", re.I
 )
-_FIELD = re.compile(r"^[A-Za-z_][\w.-]*$")
 
 
 @dataclass(frozen=True)
@@ -101,14 +100,11 @@ def _text_numbers(text: str, field: str) -> list[str]:
 def rounding_checks(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """A check for each sentence that says values are rounded, of the file it makes: the one it
     names, else the one file the instruction makes."""
-    made = sorted(p for p in new_files if not is_code(p))
     for sentence in said:
         match = _ROUNDED.search(sentence.text)
         if match is None:
             continue
-        named = [p for p in sentence.paths if p in new_files]
-        output = named[0] if named else (made[0] if len(made) == 1 else None)
-        field = next((c for c in sentence.code[:1] if _FIELD.match(c)), "")
+        output, field = said_of(sentence, new_files)
         if output is None or not (field or _ALL_VALUES.search(sentence.text)):
             continue
         n = match.group("n").lower()

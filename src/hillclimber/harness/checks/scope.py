@@ -31,3 +31,16 @@ def output_of(said: list[Sentence], index: int, new_files: set[str]) -> str | No
         if made or (sentence.paths and sentence is said[index]):
             return None  # two files, or a sentence about an input: not read
     return None
+
+
+FIELD = re.compile(r"^[A-Za-z_][\w.-]*$")
+"""A field's name as a sentence quotes it in code (`avg_celsius`, `invalid_instances`)."""
+
+
+def said_of(sentence: Sentence, new_files: set[str]) -> tuple[str | None, str]:
+    """The new file a sentence about a result's values speaks of (the one it names, else the
+    one file of data the instruction makes) and the field it names first in code, if any."""
+    named = [p for p in sentence.paths if p in new_files]
+    made = sorted(p for p in new_files if not is_code(p))
+    output = named[0] if named else (made[0] if len(made) == 1 else None)
+    return output, next((c for c in sentence.code[:1] if FIELD.match(c)), "")
