@@ -379,6 +379,8 @@ def _not_copies(
         shown_so = _SHOWN.search(said[index].text) or _after_a_supposed_input(said, index, output)
         if shown_so and (output, block) not in demanded:
             illustrations.append((output, block))
+    if not inputs and not illustrations:
+        return []  # nothing to compare a new file with: no check, and no folder walked
     places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
     held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)]
     for output, block in illustrations:
