@@ -16,7 +16,8 @@ from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
 from hillclimber.harness.checks.commits import FileCommitted
-from hillclimber.harness.checks.kinds import CommandSucceeds, FileHasText, FileNotACopy
+from hillclimber.harness.checks.copies import FileNotACopy
+from hillclimber.harness.checks.kinds import CommandSucceeds, FileHasText
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.checks.stand_ins import COUNTING
 from hillclimber.harness.presets import preset

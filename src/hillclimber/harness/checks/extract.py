@@ -10,7 +10,7 @@ the task's tests or its solution, and nothing that knows any one task.
   its lines differ from the start only where A became B;
 - a file to create "with exactly these lines:" holds those lines; a copy is an exact copy, and
   where the instruction speaks of no copy, a new file is not a named input, nor the example
-  it shows of the file, copied, nor holds a name or code the example made up;
+  it shows of the file, copied, nor holds a name or code the example made up (`copies.py`);
 - a script to write that "prints exactly:" prints that when run, and a file that saves its
   output holds it;
 - "only the number" in a file: the file holds a number;
@@ -26,13 +26,11 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
 
 from hillclimber.harness.checks.base import Check
-from hillclimber.harness.checks.borrowed import example_values, from_the_data, unheld
 from hillclimber.harness.checks.commits import commit_checks
+from hillclimber.harness.checks.copies import not_copies
 from hillclimber.harness.checks.edits import (
     FileAppended,
     FileKeepsLines,
@@ -41,7 +39,6 @@ from hillclimber.harness.checks.edits import (
     appended_text,
 )
 from hillclimber.harness.checks.kinds import (
-    EXAMPLE,
     MAGIC,
     CommandSucceeds,
     FileChanged,
@@ -51,17 +48,15 @@ from hillclimber.harness.checks.kinds import (
     FileHasText,
     FileHoldsNumber,
     FileIsFormat,
-    FileNotACopy,
     FileParses,
     FileUnchanged,
-    fingerprints,
 )
 from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.ordered import sorted_lists
 from hillclimber.harness.checks.rounding import rounding_checks
-from hillclimber.harness.checks.shape import examples, literal, prose, shape_checks
-from hillclimber.harness.checks.stand_ins import counted
+from hillclimber.harness.checks.shape import literal, shape_checks
 from hillclimber.harness.checks.text import Sentence, sentences
+from hillclimber.harness.checks.workspace import Workspace
 from hillclimber.harness.instruction import (
     FORBID,
     Where,
@@ -69,8 +64,8 @@ from hillclimber.harness.instruction import (
     relocated,
     search_roots,
 )
-from hillclimber.sandbox import APP, FileInfo, OutsideSandbox, Sandbox, walk
-from hillclimber.sandbox.files import is_file, read_text, same_name
+from hillclimber.sandbox import APP, Sandbox
+from hillclimber.sandbox.files import same_name
 
 _CHANGE = ("change", "changes", "fix", "edit", "modify", "update", "append", "add", "replace",
            "set", "insert", "remove", "correct", "patch", "move")  # fmt: skip
@@ -107,55 +102,6 @@ _NUMBER_ONLY = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Workspace:
-    """What is at the paths the instruction names, before the first action."""
-
-    sandbox: Sandbox
-    workdir: str
-    roots: tuple[str, ...] = ()
-    """Where a file named by its bare name may be (`instruction.search_roots`)."""
-
-    def info(self, path: str) -> FileInfo | None:
-        try:
-            return self.sandbox.stat(path)
-        except (OSError, OutsideSandbox):
-            return None
-
-    def is_file(self, path: str) -> bool:
-        return is_file(self.sandbox, path)
-
-    def exists(self, path: str) -> bool:
-        return self.info(path) is not None
-
-    def text(self, path: str) -> str:
-        return read_text(self.sandbox, path) or ""
-
-    def texts(self, max_bytes: int, places: Iterable[str] = (), limit: int = 300) -> Iterator[str]:
-        """The paths under the working folder and `places` (files, or folders), and the texts
-        of their files (of the first `limit` entries of each folder)."""
-        for place in (self.workdir, *places):
-            info = self.info(place)
-            if info is not None and info.kind == "file":
-                yield place
-                yield read_text(self.sandbox, place, max_bytes) or ""
-            elif info is not None and place != "/":
-                yield from self._folder(place, max_bytes, limit)
-
-    def _folder(self, root: str, max_bytes: int, limit: int) -> Iterator[str]:
-        for seen, (path, info) in enumerate(walk(self.sandbox, root)):
-            if seen >= limit:
-                return
-            yield path
-            if info.kind == "file" and (text := read_text(self.sandbox, path, max_bytes)):
-                yield text
-
-    def elsewhere(self, name: str) -> bool:
-        """Whether a file called `name` is anywhere under the working folder or in a folder
-        the instruction names ("two BED files in `/data/genomics/`: `regions_a.bed` …")."""
-        return any(same_name(self.sandbox, root, name) for root in self.roots or (self.workdir,))
-
-
 def extract(
     instruction: str, sandbox: Sandbox, workdir: str = APP, where: Where | None = None
 ) -> list[Check]:
@@ -182,7 +128,7 @@ def extract(
             sentence, targets or named, here, protected, named=not targets, keep_rest=keep_rest
         )
     new_files = {c.path for c in found if isinstance(c, FileExists)}
-    found += _not_copies(instruction, said, new_files, here, found)
+    found += not_copies(instruction, said, new_files, here, found)
     found += meaning_checks(said, sandbox, workdir, new_files)
     found += shape_checks(said, new_files)
     found += rounding_checks(said, new_files)
@@ -318,91 +264,11 @@ def _copies(sentence: Sentence, here: Workspace) -> list[Check]:
     return []
 
 
-_COPYING = re.compile(
-    r"\b(?:cop(?:y|ies|ied|ying)|back(?:ed)?[\s-]?up|backups?|restored?|"
-    r"identical|same\s+(?:content|contents|as))\b",
-    re.I,
-)
-_SHOWN = re.compile(
-    r"\b(?:example|format|formatted|template|structure|schema|sample|like|such\s+as|e\.g\.|"
-    r"for\s+instance|in\s+the\s+form|fields|keys|columns|per\s+\w+)\b",
-    re.I,
-)
-"""A block shown as an illustration of the form ("with exactly these fields per invoice:"),
-not as the content to write ("should contain:")."""
-_INPUT_BYTES = 1 << 20
 _OFFERED = re.compile(
     r"\b(?:you|one)\s+(?:can|may|could|might)\b|\bfor\s+(?:example|instance)\b|\be\.g\.", re.I
 )
 """A command offered as a way to try things ("You can test any password by running:"), its
 arguments made up: no requirement that it succeed."""
-_ABSOLUTE = re.compile(r"(?<![\w.:/~-])/(?:[\w.+-]+/)*[\w.+-]+")
-"""Any absolute path, a folder or a file without an extension too."""
-
-
-_SUPPOSED = re.compile(r"^(?:\*\*[^*\n]*\*\*\s*)?(?:if|given|suppose|when)\b", re.I)
-"""A sentence supposing an input ("**Example:** If `ops.txt` contains:", "Given the input:")."""
-
-
-def _after_a_supposed_input(said: list[Sentence], index: int, output: str) -> bool:
-    """Whether the block of sentence `index` follows one shown for a supposed content of
-    another file, an input: it is the output of that input, not of the task's ("If ops.txt
-    contains: … Then results.txt should contain: …"; the 1.5B wrote that output as its
-    answer). Not outcomes supposed ("If all rules pass: PASS"): one of them is the answer."""
-    before = said[index - 1] if index > 0 else None
-    if before is None or not before.block or _SUPPOSED.match(before.text) is None:
-        return False
-    return any(path != output for path in before.paths)
-
-
-def _not_copies(
-    instruction: str, said: list[Sentence], new_files: set[str], here: Workspace, found: list[Check]
-) -> list[Check]:
-    """Each new file is not a named input copied, unless the instruction speaks of copies at
-    all (a backup, a restored file, "identical"); nor the instruction's illustration of it,
-    unless the block's text is demanded in the file; nor does it hold a value the illustration
-    made up (`checks/borrowed.py`) that no file of the task holds, when every input the
-    instruction names is there to tell. An illustration whose values are the task's own data,
-    none of them made up, may be the answer itself: no copy check of it."""
-    if not new_files:
-        return []
-    named = dict.fromkeys(p for s in said for p in s.paths)
-    texts = [(p, t) for p in named if (t := read_text(here.sandbox, p, _INPUT_BYTES))]
-    copying = _COPYING.search(instruction) is not None
-    inputs = [] if copying else [(p, fingerprints(t)) for p, t in texts if t.strip()]
-    demanded = {(c.path, c.text) for c in found if isinstance(c, FileHasText)}
-    shown: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
-    made_up: dict[str, list[str]] = {}
-    illustrations: list[tuple[str, str]] = []
-    for index, output in examples(said, new_files):
-        block = (said[index].block or "").strip("\n")
-        shown_so = _SHOWN.search(said[index].text) or _after_a_supposed_input(said, index, output)
-        if shown_so and (output, block) not in demanded:
-            illustrations.append((output, block))
-    if not inputs and not illustrations:
-        return []  # nothing to compare a new file with: no check, and no folder walked
-    places = dict.fromkeys(_ABSOLUTE.findall(instruction))  # `/usr/local/bin/tool` too
-    held = [*(t for _, t in texts), *here.texts(_INPUT_BYTES, places)]
-    for output, block in illustrations:
-        invented = example_values(block, prose(said))
-        if unheld(invented, held) or not from_the_data(block, held):
-            shown.setdefault(output, []).append((EXAMPLE, fingerprints(block)))
-            made_up.setdefault(output, []).extend(invented)
-    missing = any(here.info(p) is None for p in named if p not in new_files)
-    values = () if missing else dict.fromkeys(v for vs in made_up.values() for v in vs)
-    borrowed = set(unheld(values, held))  # an input not there: what it holds is not known
-    given = [*held, prose(said)]
-    counts = None if missing else tuple(sorted({t for text in given for t in counted(text)}))
-    return [
-        FileNotACopy(
-            path,
-            sources=(*inputs, *shown.get(path, [])),
-            borrowed=tuple(v for v in made_up.get(path, []) if v in borrowed),
-            held_counts=counts,
-        )
-        for path in sorted(new_files)
-        if inputs or shown.get(path)
-    ]
 
 
 def _prints(sentence: Sentence) -> bool:

@@ -1,11 +1,10 @@
-"""The kinds of acceptance checks: what a file must be (there, changed, left alone, a copy or not
-a copy of an input, holding a text or a number, parsing as a format) and a command that must
-succeed."""
+"""The kinds of acceptance checks: what a file must be (there, changed, left alone, a copy of
+an input, holding a text or a number, parsing as a format) and a command that must succeed.
+That a new file is *not* a copy of what the task gave is `copies.py`."""
 
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import posixpath
 import re
@@ -23,7 +22,6 @@ from hillclimber.harness.checks.base import (
     Outcome,
     digest,
 )
-from hillclimber.harness.checks.stand_ins import counted
 from hillclimber.sandbox import APP, run_within
 from hillclimber.sandbox.files import read_bytes, read_text
 from hillclimber.verify.verifier import Strength
@@ -108,72 +106,6 @@ class FileEquals(FileCheck):
     def run(self, ctx: CheckContext) -> Outcome:
         now = digest(read_bytes(ctx.sandbox, self.path))
         return Outcome(now is not None and now == ctx.start.get(self.source), "not the same")
-
-
-def fingerprints(text: str) -> tuple[str, ...]:
-    """A text's fingerprints: of its lines stripped, blank ones left out, and of its JSON
-    value where it is JSON: two texts alike but for spacing or JSON layout share one."""
-    kept = "\n".join(line.strip() for line in text.splitlines() if line.strip())
-    found = [kept]
-    try:
-        value = json.loads(text)
-    except ValueError:
-        value = None
-    if isinstance(value, dict | list):
-        found.append(json.dumps(value, sort_keys=True))
-    return tuple(hashlib.sha256(each.encode()).hexdigest() for each in found)
-
-
-EXAMPLE = "the instruction's example"
-
-
-@dataclass(frozen=True)
-class FileNotACopy(FileCheck):
-    """A file the work makes is not something it was given, copied: a named input as it was
-    at the start, or the instruction's example of the file (a small model writes the document
-    it was to count, or the example whose values it was to work out, into the answer's file).
-    Spacing and JSON layout aside. An invariant: no file passes it."""
-
-    goal: bool = field(default=False, kw_only=True)
-    sources: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    """(what it is, its fingerprints): an input's path, or "the instruction's example"."""
-    borrowed: tuple[str, ...] = ()
-    """Values the example makes up and no input holds (`checks/borrowed.py`)."""
-    held_counts: tuple[str, ...] | None = None
-    """The values made by counting (`stand_ins.counted`) that the task's files and prose hold:
-    any other in the file was made up. None where a named input is missing (what it holds is
-    not known)."""
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} is not a copy of an input or of the instruction's example"
-
-    def run(self, ctx: CheckContext) -> Outcome:
-        text = read_text(ctx.sandbox, self.path)
-        if not text or not text.strip():
-            return Outcome(True)
-        found = set(fingerprints(text))
-        copied = next((what for what, marks in self.sources if found & set(marks)), "")
-        if not copied:
-            taken = next((value for value in self.borrowed if holds(text, value)), None)
-            if taken is not None:
-                return Outcome(False, f"it holds {taken!r} of {EXAMPLE}, which no input holds:"
-                               " work out the real values")  # fmt: skip
-            return self._made_up(text)
-        if copied == EXAMPLE:
-            return Outcome(False, f"it holds {EXAMPLE} as it is: work out the real values")
-        return Outcome(False, f"it holds what {copied} holds")
-
-    def _made_up(self, text: str) -> Outcome:
-        """Fails a value made by counting that nothing the task gave holds (the 1.5B wrote
-        `"commit_hash": "a1b2c3d4e5f6g7h8i9j0…"` and `"current_limit_bytes": 123456789`)."""
-        if self.held_counts is None:
-            return Outcome(True)
-        made = next((t for t in counted(text) if t not in self.held_counts), None)
-        if made is None:
-            return Outcome(True)
-        return Outcome(False, f"it holds {made!r}, a value made by counting that no input"
-                       " holds: work out the real value")  # fmt: skip
 
 
 def holds(text: str, value: str) -> bool:
