@@ -231,7 +231,7 @@ def _named_weak(name: str) -> bool:
 
 
 def run_main(folders: list[Path]) -> None:
-    trials = [t for folder in folders for t in _trials(folder)]
+    trials = [t for folder in folders for t in trials_under(folder)]
     selfs = [t for t in trials if t.feedback == "self"]
     passes: Counter[str] = Counter()
     false: Counter[str] = Counter()
@@ -256,7 +256,7 @@ def run_main(folders: list[Path]) -> None:
     )
 
 
-def _trials(folder: Path) -> list[TrialResult]:
+def trials_under(folder: Path) -> list[TrialResult]:
     """Every trial result under a run folder (a comparison holds one run per setting)."""
     found = (read_trial(path) for path in sorted(folder.glob("**/result.json")))
     return [trial for trial in found if trial is not None]

@@ -47,6 +47,7 @@ def bench(
     n_attempts: int = 1,
     answers: list[str] | None = None,
     preset_name: str = "fm",
+    feedback: str = "tests",
 ) -> Path:
     """Run the tb2 fixture tasks (or some of them) and leave a run folder at `run_dir`."""
     chosen = [t for t in load_dataset(TB2).tasks if tasks is None or t.id in tasks]
@@ -58,7 +59,7 @@ def bench(
         model = ModelConfig(spec=f"scripted:{script}")
         # no planner, no probing, no candidates: one model call per turn, one answer each
         harness = preset(
-            preset_name, planner=False, probe_commands=False, candidates=1, feedback="tests"
+            preset_name, planner=False, probe_commands=False, candidates=1, feedback=feedback
         )
     config = RunConfig(
         run_id=run_dir.name,
@@ -76,7 +77,13 @@ def bench(
     return run_dir
 
 
-def scripted(run_dir: Path, preset_name: str, answers: list[str], n_attempts: int = 1) -> Path:
+def scripted(
+    run_dir: Path,
+    preset_name: str,
+    answers: list[str],
+    n_attempts: int = 1,
+    feedback: str = "tests",
+) -> Path:
     return bench(
         run_dir,
         "harness",
@@ -84,6 +91,7 @@ def scripted(run_dir: Path, preset_name: str, answers: list[str], n_attempts: in
         n_attempts=n_attempts,
         answers=answers,
         preset_name=preset_name,
+        feedback=feedback,
     )
 
 

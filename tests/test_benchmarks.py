@@ -141,6 +141,31 @@ def test_false_passes_are_counted_by_the_strength_of_the_pass(tmp_path: Path) ->
     assert line == "false passes: 5/7 (71%) target<=20%; value 1/2; agreed 0/1; form 2/2; weak 2/2"
 
 
+def test_recheck_replays_a_trials_actions_under_the_checks_as_they_are_now(
+    tmp_path: Path,
+) -> None:
+    """A real run (scripted model, feedback self) replayed: its answer rebuilt, its checks
+    built again; then the same trial with its last write made wrong in the record: the tests
+    disagree with the tests then, so the replay says it did not rebuild the answer."""
+    run = scripted(tmp_path / "run", "climber", CLIMBER_ANSWERS, feedback="self")
+    args = ("--run", str(run), "--dataset", str(FIXTURES / "tb2"))
+    lines = run_benchmark("recheck.py", *args)
+    assert re.fullmatch(r"fx-hello\.1 +checks pass \(value\) → pass, tests pass→pass, 2 actions",
+                        lines[0]), lines  # fmt: skip
+    assert lines[1:] == [
+        "1 trials replayed, 1 rebuilt (the tests now as then)",
+        "false passes then: 0, stopped now 0 (0 by a check the trial did not have)",
+        "true passes then: 1, blocked now 0",
+        "tests passed, checks failed then: 0, passed now 0",
+        "false passes now: 0/1 (then: 0/1)",
+    ]
+    [trajectory] = run.glob("*/logs/agent/trajectory.json")
+    trajectory.write_text(trajectory.read_text().replace("Hello, world!\\n", "Hello\\n"))
+    lines = run_benchmark("recheck.py", *args)
+    assert "checks pass (value) → fail, tests pass→fail" in lines[0], lines
+    assert lines[1] == "1 trials replayed, 0 rebuilt (the tests now as then)"
+
+
 def test_overhead_benchmark() -> None:
     line = final_line("overhead.py", "--steps", "10")
     assert re.fullmatch(
