@@ -17,7 +17,7 @@ from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
 from hillclimber.harness.checks.commits import FileCommitted
 from hillclimber.harness.checks.copies import FileNotACopy
-from hillclimber.harness.checks.kinds import CommandSucceeds, FileHasText
+from hillclimber.harness.checks.kinds import CommandSucceeds, FileExists, FileHasText
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.checks.stand_ins import COUNTING
 from hillclimber.harness.presets import preset
@@ -61,6 +61,29 @@ def test_a_copy_and_a_file_to_leave_alone(tmp_path: Path) -> None:
         "/app/b.txt exists and is not empty",
         "/app/b.txt is an exact copy of /app/a.txt",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "passes"),
+    [
+        ("Your solution goes here.\n", False),  # the 1.5B's answer, confirmed by a form check
+        ("TODO\n\n...\n", False),
+        ("/usr/bin/gcc\nTODO\n", True),  # one line of an answer is an answer
+        ("$(ls /data | wc -l)\n", False),
+        ("0\n", True),
+        ("\n \n", False),
+        # what a tool said, written as the answer (the 1.5B did, four times over)
+        ("no such file: /workspace/evidence/credentials.txt\n", False),
+        ("Wrote 123 bytes to /tmp/solution.txt", False),
+        ("[exit code 2]\npython3: can't open file\n", False),
+        ("exit code 2 means the file is missing\n", True),
+    ],
+)
+def test_a_file_of_stand_ins_only_is_empty(text: str, passes: bool, tmp_path: Path) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "out.txt").write_text(text)
+    outcome = FileExists("/app/out.txt").run(CheckContext(sandbox, {}))
+    assert outcome.passed is passes, outcome.detail
 
 
 NOT_A_COPY = [

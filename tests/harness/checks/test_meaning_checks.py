@@ -84,6 +84,9 @@ def test_a_command_given_as_an_example_must_print_its_stated_output(
         "Write an executable script /app/run.sh that prints the date.",
         "Create /app/tool.py and make it executable.",
         "/app/deploy.sh must be executable; write it so that it echoes done.",
+        # the sentence names no file: the one script to make
+        "Create a shell script at `/app/fix.sh` that rebuilds the library.\n\n"
+        "The script must be executable and run without any user interaction.",
     ],
 )
 def test_a_script_called_executable_must_be_executable(instruction: str, tmp_path: Path) -> None:
@@ -117,6 +120,8 @@ def test_a_script_called_executable_must_be_executable(instruction: str, tmp_pat
         # a data file named beside the program the build makes is not that program
         "The build must produce a working executable. Save your notes to /app/fix.txt.",
         "Make sure the executable runs, then write the result to /app/result.json.",
+        # a script said executable with two scripts to make: which one is not said
+        "Write /app/a.sh and /app/b.py. The script must be executable.",
     ],
 )
 def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: Path) -> None:

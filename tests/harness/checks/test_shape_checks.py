@@ -111,6 +111,29 @@ def test_a_json_answer_holding_a_stand_in_is_no_answer(held: str, tmp_path: Path
     assert outcome(check, tmp_path, answer.replace(held, "sk-9f2"))[0]
 
 
+def test_a_null_where_the_example_asks_for_a_value_is_no_answer(tmp_path: Path) -> None:
+    """The 1.5B wrote `"vulnerable_code_line": null` where the example had `<line number in
+    app.py>`; a null where the example shows a value of its own may be right."""
+    instruction = (
+        "Save your findings to `/app/report.json` with the following structure:\n```json\n"
+        '{\n  "attempts": <number>,\n  "line": <line number in app.py>,\n'
+        '  "impact": "<brief description>",\n  "error": "timeout"\n}\n```'
+    )
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileMatchesJson)]
+    right = {"attempts": 3, "line": 42, "impact": "resets", "error": "timeout"}
+    assert outcome(check, tmp_path, json.dumps(right))[0]
+    assert outcome(check, tmp_path, json.dumps({**right, "error": None}))[0]
+    assert outcome(check, tmp_path, json.dumps({**right, "line": None})) == (
+        False,
+        "the top.line is null, where the example asks for a value",
+    )
+    assert not outcome(check, tmp_path, json.dumps({**right, "impact": None}))[0]
+    assert outcome(check, tmp_path, json.dumps({**right, "line": "12"}))[0]  # a bare one: any
+    told = instruction + "\n\nUse null for `line` if the code is not there."
+    [allowed] = [c for c in form_checks(told, tmp_path) if isinstance(c, FileMatchesJson)]
+    assert outcome(allowed, tmp_path, json.dumps({**right, "line": None}))[0]
+
+
 def test_a_word_the_example_holds_as_a_value_is_no_stand_in(tmp_path: Path) -> None:
     check = FileMatchesJson("/app/t.json", '[{"task": "build", "state": "TODO"}]')
     assert outcome(check, tmp_path, '[{"task": "ship", "state": "todo"}]')[0]
@@ -152,6 +175,11 @@ def test_key_value_lines_of_an_example_are_demanded(instruction: str, tmp_path: 
         "FAILED_JOB= holds a placeholder",
     )
     assert outcome(check, tmp_path, "FAILED_JOB=your_job_here\nREASON=x\n") == (
+        False,
+        "FAILED_JOB= holds a placeholder",
+    )
+    # the command where its output was to be: `echo 'N=$(ls | wc -l)'` never ran it
+    assert outcome(check, tmp_path, "FAILED_JOB=$(grep -l FAIL *.log)\nREASON=x\n") == (
         False,
         "FAILED_JOB= holds a placeholder",
     )

@@ -22,6 +22,7 @@ from hillclimber.harness.checks.base import (
     Outcome,
     digest,
 )
+from hillclimber.harness.checks.stand_ins import only_stand_ins, tool_said
 from hillclimber.sandbox import APP, run_within
 from hillclimber.sandbox.files import read_bytes, read_text
 from hillclimber.verify.verifier import Strength
@@ -62,7 +63,15 @@ class FileExists(FileCheck):
         data = read_bytes(ctx.sandbox, self.path)
         if data is None:
             return Outcome(False, "no such file")
-        return Outcome(bool(data.strip()), "it is empty")
+        if not data.strip():
+            return Outcome(False, "it is empty")
+        text = data[:4096].decode(errors="replace")
+        if (said := tool_said(text)) is not None:
+            return Outcome(False, f"it holds {said[:50]!r}, what a tool said, not the answer")
+        held = only_stand_ins(text) if len(data) < 4096 else None
+        if held is not None:
+            return Outcome(False, f"it holds only {held[:40]!r}, which stands in for the answer")
+        return Outcome(True)
 
 
 @dataclass(frozen=True)

@@ -237,13 +237,20 @@ def _examples(said: list[Sentence], workdir: str) -> Iterator[Check]:
 def _executables(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
     """A file to make that the instruction calls executable must be executable; not a data
     file the same sentence names ("produces a working executable … Save your solution to
-    `/workspace/fix.txt`")."""
+    `/workspace/fix.txt`"). A sentence that names no file ("The script must be executable")
+    speaks of the one script to make, where there is one."""
+    scripts = [p for p in new_files if posixpath.splitext(p)[1] in _SCRIPT_EXTENSIONS]
     for sentence in said:
         if not sentence.has("executable"):
             continue
         for path in sentence.paths:
             if path in new_files and posixpath.basename(path) and not _FOLDER_OR_DATA.search(path):
                 yield FileExecutable(path)
+        if not sentence.paths and sentence.has("script") and len(scripts) == 1:
+            yield FileExecutable(scripts[0])
+
+
+_SCRIPT_EXTENSIONS = (".sh", ".bash", ".py", ".pl", ".rb")
 
 
 _MUTATES = frozenset(

@@ -31,7 +31,7 @@ from hillclimber.harness.checks.lines import (
     line_shape,
 )
 from hillclimber.harness.checks.scope import INPUT, LOOK_BACK, is_code, output_of
-from hillclimber.harness.checks.stand_ins import stand_ins
+from hillclimber.harness.checks.stand_ins import stand_in, stand_ins
 from hillclimber.harness.checks.stated import line_forms, orders, stated_headers
 from hillclimber.harness.checks.text import Sentence
 from hillclimber.verify.verifier import Strength
@@ -129,7 +129,9 @@ def _example_checks(
     example = _json_example(block)
     if example is not None:
         empty = _EMPTY_ALLOWED.search(told) is not None
-        return [FileMatchesJson(output, json.dumps(example), items, empty)] if json_wanted else []
+        nulls = _NULLS.search(told) is not None
+        shown = json.dumps(example)
+        return [FileMatchesJson(output, shown, items, empty, nulls)] if json_wanted else []
     if labels := fields(block):
         return [FileHasFields(output, labels, choices(block, told))]
     if output.endswith(".csv") and (header := csv_header(block)):
@@ -146,6 +148,8 @@ _EMPTY_ALLOWED = re.compile(
     re.I,
 )
 """The instruction allows an empty result."""
+_NULLS = re.compile(r"\bnull\b|\bNone\b|\bnil\b")
+"""The instruction speaks of a null value (`null if not found`)."""
 _DESCRIBED = re.compile(r"(?im)^\s*(?:line|row|field|column|part|step)\s*\d+\s*[:=-]")
 
 
@@ -217,12 +221,16 @@ _TRAILING_COMMA = re.compile(r",(\s*[\]}])")
 _BARE_PLACEHOLDER = re.compile(r"(?<=[:\[,])(\s*)<[^<>\"\n]{1,40}>(?=\s*[,\]}\n])")
 
 
+WANTED = "<a value>"
+"""What a bare placeholder (`<number>`) of an example is read as: any value but null."""
+
+
 def _json_example(block: str) -> dict[str, object] | list[object] | None:
     """The object or array an example shows, with its comments and `...` left out, and a
-    bare placeholder (`<number>`) read as any value."""
+    bare placeholder (`<number>`) read as any value (`WANTED`)."""
     text = _ELLIPSIS.sub("", _COMMENT.sub("", _EMPTIED.sub(r"\1\2", block)))
     text = _TRAILING_COMMA.sub(r"\1", text)
-    text = _BARE_PLACEHOLDER.sub("null", text)
+    text = _BARE_PLACEHOLDER.sub(rf'\1"{WANTED}"', text)
     try:
         found = json.loads(text)
     except ValueError:
@@ -233,6 +241,8 @@ def _json_example(block: str) -> dict[str, object] | list[object] | None:
 def _kind(value: object) -> str:
     if value is None:
         return "null"
+    if value == WANTED:
+        return "any value"  # a list of it and of strings is of no one kind
     if isinstance(value, bool):
         return "true/false"
     if isinstance(value, int | float):
@@ -250,33 +260,45 @@ def _is_map(example: dict[str, object]) -> bool:
     return any(not _SCHEMA_KEY.match(key) for key in example)
 
 
-def _mismatch(example: object, found: object, where: str) -> str | None:
+def _mismatch(example: object, found: object, where: str, nulls: bool = False) -> str | None:
     """Where `found` lacks the form of `example` (None: it has it). A null in the example
-    allows anything; a number is a number, int or float."""
+    allows anything; a number is a number, int or float. A null where the example asks for a
+    value (`<line number>`, `"<name>"`) is no answer, unless the instruction speaks of nulls."""
+    if found is None and not nulls and _asks_a_value(example):
+        return f"{where} is null, where the example asks for a value"
     if example is None or found is None:
+        return None
+    if example == WANTED:
         return None
     if _kind(example) != _kind(found):
         return f"{where} is {_kind(found)}, not {_kind(example)}"
     if isinstance(example, dict) and isinstance(found, dict):
-        return _object_mismatch(example, found, where)
+        return _object_mismatch(example, found, where, nulls)
     if isinstance(example, list) and isinstance(found, list) and example:
         item = _common(example)
         for position, value in enumerate(found):
-            wrong = _mismatch(item, value, f"{where}[{position}]")
+            wrong = _mismatch(item, value, f"{where}[{position}]", nulls)
             if wrong:
                 return wrong
     return None
 
 
-def _object_mismatch(example: dict[str, object], found: dict[str, object], where: str) -> str:
+def _asks_a_value(example: object) -> bool:
+    return example == WANTED or (isinstance(example, str) and example.startswith("<")
+                                 and stand_in(example))  # fmt: skip
+
+
+def _object_mismatch(
+    example: dict[str, object], found: dict[str, object], where: str, nulls: bool
+) -> str:
     if _is_map(example):
         item = _common(list(example.values()))
-        wrongs = (_mismatch(item, v, f"{where}[{k!r}]") for k, v in found.items())
+        wrongs = (_mismatch(item, v, f"{where}[{k!r}]", nulls) for k, v in found.items())
         return next((w for w in wrongs if w), "")
     missing = [key for key in example if key not in found]
     if missing:
         return f"{where} lacks the key{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
-    wrongs = (_mismatch(v, found[k], f"{where}.{k}") for k, v in example.items())
+    wrongs = (_mismatch(v, found[k], f"{where}.{k}", nulls) for k, v in example.items())
     return next((w for w in wrongs if w), "")
 
 
@@ -304,6 +326,9 @@ class FileMatchesJson(TextCheck):
     items: int | None = None
     empty: bool = False
     """An empty array is an answer (the instruction speaks of one: "empty if none")."""
+    nulls: bool = False
+    """A null is an answer where the example asks for a value (the instruction speaks of
+    one)."""
 
     @property
     def name(self) -> str:
@@ -325,7 +350,7 @@ class FileMatchesJson(TextCheck):
         example = json.loads(self.example)
         if found is None and example is not None:  # a null inside may be a missing value
             return Outcome(False, f"it is null, not {_kind(example)}")
-        wrong = _mismatch(example, found, "the top")
+        wrong = _mismatch(example, found, "the top", self.nulls)
         if not wrong and self.items and isinstance(found, list) and len(found) != self.items:
             wrong = f"{len(found)} items, not {self.items}"
         if not wrong and found == [] and example and not self.empty:

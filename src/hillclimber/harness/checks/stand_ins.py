@@ -4,7 +4,10 @@ A small model that cannot find a value writes one (the 1.5B's findings held
 `"api_key": "your_api_key_here"`, and it confirmed them), and a check of the answer's form
 passed it. A form check of JSON or of `KEY=value` lines fails a value that is one, as it fails
 an answer whose arrays are all empty: the form is there, the values are not
-(`shape.FileMatchesJson`, `fields.FileHasFields`).
+(`shape.FileMatchesJson`, `fields.FileHasFields`). A command substitution written as a value
+(`FILES_EXTRACTED=$(ls -1 out | wc -l)`, quoted so the shell never ran it) is one too; and a
+file that holds nothing but such lines (`Your solution goes here.`) is empty
+(`kinds.FileExists`).
 """
 
 from __future__ import annotations
@@ -17,7 +20,8 @@ _STAND_IN = re.compile(
     r"|\w+(?:[_ -]\w+)*[_ -]here"  # api_key_here, insert value here
     r"|<[^<>\n]{1,40}>"  # <hostname>
     r"|\.{3}|…|\[\.{3}\]|\{\.{3}\}"  # ...
-    r"|todo|tbd|fixme|placeholder|replace[_ -]?me|change[_ -]?me|x{3,}|lorem ipsum.*)$",
+    r"|todo|tbd|fixme|placeholder|replace[_ -]?me|change[_ -]?me|x{3,}|lorem ipsum.*"
+    r"|\$\(.+\))$",  # $(ls | wc -l): the command, where its output was to be
     re.I,
 )
 
@@ -41,6 +45,28 @@ def counted(text: str) -> Iterator[str]:
 def stand_in(value: str) -> bool:
     """Whether `value`, as a whole, stands in for a value."""
     return _STAND_IN.match(value.strip()) is not None
+
+
+_TOOL_SAID = re.compile(
+    r"^(?:no such file: /\S*|Wrote \d+ bytes to \S+|Edited /\S+|task marked complete"
+    r"|\[(?:exit code -?\d+|timed out|ended: [^\]\n]*)\])"
+)
+"""How the harness's own tools answer (`acting/handlers.py`): a file that opens with one holds
+what a tool said, not the answer (the 1.5B wrote `no such file: /workspace/evidence/…`, the
+read it had tried, as its findings four times over)."""
+
+
+def tool_said(text: str) -> str | None:
+    """The first line of `text` where it opens with what one of the harness's tools says."""
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return first if _TOOL_SAID.match(first) else None
+
+
+def only_stand_ins(text: str) -> str | None:
+    """The first line of `text` where every line that is not blank stands in for a value
+    (`Your solution goes here.`): the file holds no answer. None where one line is more."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return lines[0] if lines and all(map(stand_in, lines)) else None
 
 
 def stand_ins(data: object, example: object) -> Iterator[str]:
