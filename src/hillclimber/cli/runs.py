@@ -213,8 +213,9 @@ def compare(
     retry_errors: RetryErrorsOpt = False,
     drop_images: DropImagesOpt = False,
 ) -> None:
-    """Run several harness settings on the same tasks with the same model and seeds, and
-    print them side by side (`--set` changes every one of them)."""
+    """Run several harness settings on the same tasks, model and seeds, side by side.
+
+    `--set` changes every one of them."""
     data, invalid, chosen = select(suite, dataset, tasks, exclude)
     changes = setting_changes(sets, max_turns)
     settings = [load_setting(item, changes) for item in split(presets) or []]
@@ -255,7 +256,9 @@ def compare(
 
 @app.command()
 def run(
-    instruction: Annotated[str, typer.Argument(help="What to do, in words.")],
+    instruction: Annotated[
+        str, typer.Argument(metavar="INSTRUCTION", help="What to do, in words.")
+    ],
     workdir: Annotated[
         Path | None,
         typer.Option(help="The folder to work on, seen at /app (default: the current one)."),
@@ -270,10 +273,12 @@ def run(
     network: Annotated[bool, typer.Option(help="Let commands use the network.")] = False,
     unsafe: UnsafeOpt = False,
 ) -> None:
-    """Do one instruction in a folder (the current one by default, seen at /app; the rest of
-    the machine stays out of reach). With no tests of its own, the harness checks its work
-    with acceptance checks it makes from the instruction, and ends `verified_self` when every
-    one passes, else `unverified`."""
+    """Do one instruction in a folder, checked by the harness itself.
+
+    The folder is the current one by default, seen at /app; the rest of the machine stays out
+    of reach. With no tests of its own, the harness checks its work with acceptance checks it
+    makes from the instruction, and ends `verified_self` when every one passes, else
+    `unverified`."""
     folder = (workdir or Path.cwd()).resolve()
     if not folder.is_dir():
         fail(f"--workdir {folder}: not a folder")

@@ -75,7 +75,7 @@ def skills_show(skill_id: str, store_path: StoreOption = None) -> None:
 
 @skills_app.command("add")
 def skills_add(
-    skill_id: Annotated[str, typer.Argument(help="kebab-case id.")],
+    skill_id: Annotated[str, typer.Argument(metavar="ID", help="kebab-case id.")],
     description: Annotated[str, typer.Option(help="What to do and the trick (<= 200 chars).")],
     example: Annotated[str, typer.Option(help="A few commands or a short file body.")],
     when: Annotated[str, typer.Option(help="Words a task uses when it applies.")] = "",
@@ -102,7 +102,7 @@ def skills_add(
 
 @skills_app.command("import")
 def skills_import(
-    file: Annotated[Path, typer.Argument(help="A TOML file of [[skill]] tables.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="A TOML file of [[skill]] tables.")],
     store_path: StoreOption = None,
 ) -> None:
     """Add the skills of a file (as `export` or the library writes them)."""
@@ -117,7 +117,7 @@ def skills_import(
 
 @skills_app.command("export")
 def skills_export(
-    file: Annotated[Path, typer.Argument(help="Where to write the TOML.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Where to write the TOML.")],
     everything: Annotated[bool, typer.Option("--all", help="The bootstrap library too.")] = False,
     store_path: StoreOption = None,
 ) -> None:
@@ -152,7 +152,9 @@ def skills_stats(store_path: StoreOption = None) -> None:
 
 @skills_app.command("learn")
 def skills_learn(
-    run_dir: Annotated[Path, typer.Argument(help="A run's folder, or a comparison's.")],
+    run_dir: Annotated[
+        Path, typer.Argument(metavar="RUN", help="A run's folder, or a comparison's.")
+    ],
     by: Annotated[
         str,
         typer.Option(

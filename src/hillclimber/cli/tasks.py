@@ -51,7 +51,9 @@ def tasks_list(
 
 @tasks_app.command("show")
 def tasks_show(
-    task_id: Annotated[str, typer.Argument()], suite: SuiteOpt = None, dataset: DatasetOpt = None
+    task_id: Annotated[str, typer.Argument(metavar="TASK")],
+    suite: SuiteOpt = None,
+    dataset: DatasetOpt = None,
 ) -> None:
     """Show one task: instruction, limits, environment, verification."""
     data = load(suite, dataset)

@@ -48,8 +48,9 @@ def report(
         Path | None, typer.Option("--output", "-o", help="Default: RUN/report.html (the first).")
     ] = None,
 ) -> None:
-    """Write one self-contained HTML file: numbers, plots and every trial's trajectory (of a
-    climb's folder: the path it took)."""
+    """Write one self-contained HTML file of runs, or of a climb.
+
+    Numbers, plots and every trial's trajectory; of a climb's folder, the path it took."""
     from hillclimber.climb.store import STORE, open_store
     from hillclimber.report.html import write_report  # imports matplotlib: only when asked
 
