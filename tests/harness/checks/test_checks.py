@@ -77,6 +77,8 @@ def test_a_copy_and_a_file_to_leave_alone(tmp_path: Path) -> None:
         ("Wrote 123 bytes to /tmp/solution.txt", False),
         ("[exit code 2]\npython3: can't open file\n", False),
         ("exit code 2 means the file is missing\n", True),
+        ("Edited /etc/app.conf: the timeout is 30s now\n", True),  # a report of a change
+        ("Wrote 12 bytes to out.txt (as JSON: it was written in Python's notation)", False),
     ],
 )
 def test_a_file_of_stand_ins_only_is_empty(text: str, passes: bool, tmp_path: Path) -> None:
@@ -84,6 +86,14 @@ def test_a_file_of_stand_ins_only_is_empty(text: str, passes: bool, tmp_path: Pa
     (root / "out.txt").write_text(text)
     outcome = FileExists("/app/out.txt").run(CheckContext(sandbox, {}))
     assert outcome.passed is passes, outcome.detail
+
+
+def test_a_markup_file_of_one_tag_is_no_stand_in(tmp_path: Path) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    (root / "empty.xml").write_text("<config/>\n")
+    (root / "empty.txt").write_text("<config>\n")
+    assert FileExists("/app/empty.xml").run(CheckContext(sandbox, {})).passed
+    assert not FileExists("/app/empty.txt").run(CheckContext(sandbox, {})).passed
 
 
 NOT_A_COPY = [

@@ -48,8 +48,8 @@ def stand_in(value: str) -> bool:
 
 
 _TOOL_SAID = re.compile(
-    r"^(?:no such file: /\S*|Wrote \d+ bytes to \S+|Edited /\S+|task marked complete"
-    r"|\[(?:exit code -?\d+|timed out|ended: [^\]\n]*)\])"
+    r"^(?:no such file: \S+|Wrote \d+ bytes to \S+|Edited \S+|task marked complete"
+    r"|\[(?:exit code -?\d+|timed out|ended: [^\]\n]*)\])(?: \(.*\))*$"
 )
 """How the harness's own tools answer (`acting/handlers.py`): a file that opens with one holds
 what a tool said, not the answer (the 1.5B wrote `no such file: /workspace/evidence/…`, the
@@ -57,7 +57,8 @@ read it had tried, as its findings four times over)."""
 
 
 def tool_said(text: str) -> str | None:
-    """The first line of `text` where it opens with what one of the harness's tools says."""
+    """The first line of `text` where that line is what one of the harness's tools says (as
+    a whole: `Edited /etc/app.conf: the timeout is 30s` is a report, not the tool)."""
     first = next((line.strip() for line in text.splitlines() if line.strip()), "")
     return first if _TOOL_SAID.match(first) else None
 
