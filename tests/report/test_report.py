@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.report.html import build_report, write_report
-from hillclimber.report.rundata import load_runs
+from hillclimber.report.rundata import load_runs, read_steps
 from hillclimber.report.tables import STATS_COLUMNS, stats_table, task_matrix
 
 from conftest import REPO
@@ -66,6 +66,22 @@ def test_the_model_text_is_verbatim_and_escaped(runs_dir: Path) -> None:
         assert html.escape(answer) in page
     assert "<this>" not in page and "<b>Hello</b>" not in page
     assert "parse error" in page and "verification (auto_verify) failed" in page
+
+
+def test_a_prompt_message_shown_before_in_the_trial_is_named_not_repeated(runs_dir: Path) -> None:
+    runs = load_runs([runs_dir / "cmp"])
+    page = build_report(runs)
+    [climber] = [run for run in runs if run.label == "climber"]
+    [system] = {
+        step.prompt[0]["content"]
+        for trial in climber.trials
+        if (doc := climber.trajectory(trial)) is not None
+        for step in read_steps(doc)
+        if step.prompt
+    }
+    # shown once per trial (two trials of climber), named in each later call of that trial
+    assert page.count(html.escape(system)) == 2
+    assert page.count("the same as in turn 1 · worker") >= 2
 
 
 def test_the_report_needs_nothing_from_outside(runs_dir: Path) -> None:

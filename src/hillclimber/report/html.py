@@ -107,12 +107,22 @@ def _outcome_html(step: Step) -> str:
     return "".join(parts)
 
 
-def _prompt_html(prompt: list[dict[str, str]]) -> str:
-    messages = "".join(_label(m.get("role", "?")) + _pre(m.get("content", "")) for m in prompt)
-    return f"<details><summary>prompt ({len(prompt)} messages)</summary>{messages}</details>"
+def _prompt_html(prompt: list[dict[str, str]], shown: dict[str, str], here: str) -> str:
+    """A model call's prompt; a message shown before in the trial (the system message of every
+    call) is named, not shown again: the prompts are three quarters of a trajectory."""
+    parts: list[str] = []
+    for message in prompt:
+        content = message.get("content", "")
+        parts.append(_label(message.get("role", "?")))
+        if content in shown and len(content) > 80:
+            parts.append(f"<p class='dim'>the same as in {escape(shown[content])}</p>")
+            continue
+        shown.setdefault(content, here)
+        parts.append(_pre(content))
+    return f"<details><summary>prompt ({len(prompt)} messages)</summary>{''.join(parts)}</details>"
 
 
-def _step_html(step: Step) -> str:
+def _step_html(step: Step, shown: dict[str, str]) -> str:
     if step.source == "system":
         if step.verification is not None:
             css = "pass" if step.verification.get("passed") else "fail"
@@ -131,7 +141,7 @@ def _step_html(step: Step) -> str:
         head += f" · {step.extra['latency_sec']:.1f}s"
     return (
         f'<div class="step"><div class="head">{escape(head)}</div>'
-        + _prompt_html(step.prompt)
+        + _prompt_html(step.prompt, shown, f"turn {step.turn} · {step.role or 'model'}")
         + _label("model answer (raw)")
         + _pre(step.text, "answer")
         + _outcome_html(step)
@@ -167,7 +177,8 @@ def _trial_html(run: RunData, trial: TrialResult) -> str:
             _label(log.name) + _pre(log.read_text(errors="replace")) for log in logs
         )
     else:
-        body = "".join(_step_html(step) for step in read_steps(doc))
+        shown: dict[str, str] = {}
+        body = "".join(_step_html(step, shown) for step in read_steps(doc))
     return (
         f'<details class="trial"><summary>{summary}</summary>'
         f'<p class="dim">{escape(_info_line(trial))}</p>{body}</details>'
