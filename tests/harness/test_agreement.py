@@ -285,6 +285,22 @@ def test_answers_that_differ(held: str, printed: str) -> None:
             "awk '{print $1}' /var/log/a.log | sort | uniq -c",
         ),
         ("```bash\npython -c 'print(1)'", "python -c 'print(1)'"),
+        (  # comment lines are no command (the 1.5B opened its `sh` blocks with them)
+            "```sh\n# Check if the file exists\nif [ -f /app/a ]; then\n  wc -l /app/a\nfi\n```",
+            "if [ -f /app/a ]; then\nwc -l /app/a\nfi",
+        ),
+        ("```sh\n# Read the input\n# Write the output\n```", ""),
+        ("`# This command will analyze the shader`", ""),
+        ("#!/bin/bash\nwc -l /app/a", "wc -l /app/a"),
+        (
+            'for f in /app/*.log; do\n  wc -l "$f"\ndone\nThat counts.',
+            'for f in /app/*.log; do\nwc -l "$f"\ndone',
+        ),
+        (  # a loop in a quoted program opens no block
+            "python3 -c 'import sys; for x in sys.argv: print(x)' a\nThat prints them.",
+            "python3 -c 'import sys; for x in sys.argv: print(x)' a",
+        ),
+        ("Sure, I can help you with that. Please provide the input files.", ""),
         ("```", ""),
         ("", ""),
     ],

@@ -319,27 +319,56 @@ _PROSE = re.compile(r"[A-Z][a-z]+,?\s+[a-z`]")
 def command_in(answer: str) -> str:
     """The command of an answer: a fenced block's (closed or not), the one quoted in a
     sentence, or the first line (prompt signs and backticks around it taken off; a line ending
-    in `\\`, or in an open quote, goes on)."""
+    in `\\`, or in an open quote, goes on). Comment lines are no command (the 1.5B's `sh`
+    blocks opened with `# Check if the file exists`, and 4 held comments only); a sentence
+    ("Sure, I can help you with that.") is none either."""
     fenced = _FENCE.search(answer)
     opened = None if fenced else _OPENED.match(answer)
     text = fenced.group(1) if fenced else answer[opened.end() :] if opened else answer
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    lines = [line.strip() for line in text.strip().splitlines() if _not_comment(line)]
     if not lines:
         return ""
     command = lines[0]
     quoted = _INLINE.findall(command)
     if not fenced and quoted and _PROSE.match(command):  # "The command `awk …` is correct"
         return str(max(quoted, key=len)).strip()
+    if not fenced and not quoted and _ADDRESSED.match(command):
+        return ""
     for line in lines[1:]:
         if command.endswith("\\"):
             command = command[:-1].rstrip() + " " + line
-        elif _open_quote(command):  # `awk '` and its program on the lines after it
-            command += "\n" + line
+        elif _open_quote(command) or _open_block(command):  # `awk '` and its program after
+            command += "\n" + line  # it; `if …; then` and its lines up to `fi`
         else:
             break
     command = command.removeprefix("$ ").strip()
     wrapped = len(command) > 1 and command[0] == command[-1] == "`"
-    return command[1:-1].strip() if wrapped else command
+    command = command[1:-1].strip() if wrapped else command
+    return command if _not_comment(command) else ""
+
+
+_ADDRESSED = re.compile(r"[A-Z][a-z]*,\s")
+"""A sentence to the reader (`Sure, I can …`, `Yes, this …`): no program's name ends in a comma."""
+
+
+def _not_comment(line: str) -> bool:
+    """A line that is not blank nor a comment (nor `#!/bin/bash`: one command is asked for)."""
+    stripped = line.strip()
+    return bool(stripped) and not stripped.startswith("#")
+
+
+_QUOTED = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"")
+_KEYWORD = re.compile(
+    r"(?:^|[;&|(]|\bthen|\bdo|\belse)\s*(if|for|while|until|case|fi|done|esac)\b", re.M
+)
+
+
+def _open_block(command: str) -> bool:
+    """Whether `command` opens an `if`, a loop or a `case` it does not close (quotes left out:
+    `python3 -c 'import sys; for …'` opens nothing)."""
+    words = _KEYWORD.findall(_QUOTED.sub("''", command))
+    closed = sum(word in ("fi", "done", "esac") for word in words)
+    return len(words) - closed > closed
 
 
 def _open_quote(command: str) -> bool:
