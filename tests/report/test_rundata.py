@@ -19,6 +19,7 @@ from hillclimber.report.rundata import (
     tail,
 )
 from hillclimber.report.tables import DASH, matrix_rows, stats_row
+from hillclimber.results import ExitReason
 
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
 
@@ -78,6 +79,21 @@ def test_a_comparison_expands_to_its_runs_in_label_order(runs_dir: Path) -> None
     assert stats.prompt_tokens_per_solved == stats.prompt_tokens  # one task, solved
     climbed = climber.trials[0].agent_info["progress"]
     assert [p[1:] for p in climbed][-2:] == [[1, 2], [2, 2]]  # after each write
+
+
+def test_a_trial_that_could_not_be_set_up_had_no_feedback(runs_dir: Path) -> None:
+    """`self 154, none 1, not run 2`, as the split said it: a task that could not be set up
+    ran no agent, and is no trial without feedback."""
+    [_, climber] = load_runs([runs_dir / "cmp"])
+    trial = climber.trials[0]
+    unrun = trial.model_copy(update={"trial": "x.1", "exit_reason": ExitReason.SETUP_ERROR,
+                                     "feedback": "none"})  # fmt: skip
+    climber.trials.append(unrun)
+    assert climber.feedback() == "tests, not run 1"
+    climber.trials.append(trial.model_copy(update={"trial": "y.1", "feedback": "none"}))
+    assert climber.feedback() == "tests 1, none 1, not run 1"
+    climber.trials[:] = [unrun]
+    assert climber.feedback() == "none"
 
 
 def test_trajectory_steps_keep_the_model_text_verbatim(runs_dir: Path) -> None:

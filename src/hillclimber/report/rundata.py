@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hillclimber.errors import HillclimberError
 from hillclimber.results import (
+    ExitReason,
     RunConfig,
     RunResult,
     TrialResult,
@@ -28,6 +29,8 @@ from hillclimber.results import (
 )
 
 COMPARISON_FILE = "compare.json"
+_NOT_RUN = (ExitReason.SETUP_ERROR, ExitReason.UNSUPPORTED)
+"""Trials whose task could not be set up here: no agent ran."""
 
 _Model = TypeVar("_Model", bound=BaseModel)
 
@@ -74,11 +77,16 @@ class RunData:
     def feedback(self) -> str:
         """What checked the work during the trials: one kind (`tests`, `self`, `none`) when
         they all had the same, else each kind with its count (`self 15, none 4`) — kinds are
-        never mixed without saying so."""
-        counts = Counter(t.feedback for t in self.trials)
+        never mixed without saying so. A trial whose task could not be set up had no agent and
+        no feedback: it is counted apart (`self 154, none 1, not run 2`)."""
+        ran = [t for t in self.trials if t.exit_reason not in _NOT_RUN]
+        counts = Counter(t.feedback for t in ran)
         if len(counts) <= 1:
-            return next(iter(counts), "none")
-        return ", ".join(f"{kind} {n}" for kind, n in counts.most_common())
+            said = next(iter(counts), "none")
+        else:
+            said = ", ".join(f"{kind} {n}" for kind, n in counts.most_common())
+        skipped = len(self.trials) - len(ran)
+        return f"{said}, not run {skipped}" if skipped and ran else said
 
     def stats(self) -> RunStats:
         return RunStats.of(self)
