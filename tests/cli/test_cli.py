@@ -180,6 +180,14 @@ def test_unknown_suite_agent_and_task_pattern_are_clear_errors() -> None:
         (("bench", "--set", "tools=run_command,bogus"), "tools must be among"),
         (("bench", "--preset", "turbo"), "'turbo' is neither a preset"),
         (("bench", "--agent", "oracle", "--suite", "mini", "--tasks", "zzz-*"), "zzz-*"),
+        (
+            ("bench", "--agent", "oracle", "--suite", "mini", "--exclude", "*"),
+            "mini: no task to run: --exclude leaves none",
+        ),
+        (
+            ("compare", "--dataset", str(FIXTURES / "bad" / "no-instruction")),
+            "no task to run: 1 could not be read",
+        ),
     ]:
         result = hc(*args)
         assert result.returncode == 2

@@ -127,10 +127,18 @@ def report_invalid(data: Dataset) -> list[str]:
 def select(
     suite: str | None, dataset: Path | None, tasks: str | None, exclude: str | None
 ) -> tuple[Dataset, list[str], list[Task]]:
-    """The dataset, its invalid tasks (reported), and the tasks chosen from it."""
+    """The dataset, its invalid tasks (reported), and the tasks chosen from it: at least one
+    (a run of no task is an error, not an empty result)."""
     data = load(suite, dataset)
     invalid = report_invalid(data)
-    return data, invalid, select_tasks(data.tasks, split(tasks), split(exclude))
+    chosen = select_tasks(data.tasks, split(tasks), split(exclude))
+    if not chosen:
+        if data.tasks:
+            why = "--exclude leaves none"
+        else:
+            why = f"{len(invalid)} could not be read (above)" if invalid else "none found"
+        fail(f"{data.name}: no task to run: {why}")
+    return data, invalid, chosen
 
 
 def pick_sandbox(
