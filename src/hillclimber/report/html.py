@@ -134,14 +134,15 @@ def _step_html(step: Step, shown: dict[str, str]) -> str:
         else:
             body = f'<div class="head">{escape(step.role or "harness")}</div>' + _outcome_html(step)
         return f'<div class="step system">{body}</div>'
-    head = f"turn {step.turn} · {step.role or 'model'}"
+    where = f"turn {step.turn} · {step.role or 'model'}"
+    head = where
     if step.tokens:
         head += f" · {step.tokens[0]}+{step.tokens[1]} tokens"
     if isinstance(step.extra.get("latency_sec"), int | float):
         head += f" · {step.extra['latency_sec']:.1f}s"
     return (
         f'<div class="step"><div class="head">{escape(head)}</div>'
-        + _prompt_html(step.prompt, shown, f"turn {step.turn} · {step.role or 'model'}")
+        + _prompt_html(step.prompt, shown, where)
         + _label("model answer (raw)")
         + _pre(step.text, "answer")
         + _outcome_html(step)

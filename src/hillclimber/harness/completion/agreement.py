@@ -367,8 +367,8 @@ def _open_block(command: str) -> bool:
     """Whether `command` opens an `if`, a loop or a `case` it does not close (quotes left out:
     `python3 -c 'import sys; for …'` opens nothing)."""
     words = _KEYWORD.findall(_QUOTED.sub("''", command))
-    closed = sum(word in ("fi", "done", "esac") for word in words)
-    return len(words) - closed > closed
+    closes = sum(word in ("fi", "done", "esac") for word in words)
+    return len(words) - closes > closes  # more opened than closed
 
 
 def _open_quote(command: str) -> bool:
