@@ -88,6 +88,16 @@ def test_a_file_of_stand_ins_only_is_empty(text: str, passes: bool, tmp_path: Pa
     assert outcome.passed is passes, outcome.detail
 
 
+def test_a_stand_in_the_instruction_asks_for_is_an_answer(tmp_path: Path) -> None:
+    sandbox, root = host_sandbox(tmp_path)
+    check, built = the_check("FileExists", "Create /app/todo.txt containing TODO.", sandbox)
+    (root / "todo.txt").write_text("TODO\n")
+    assert check.run(built.context).passed
+    other, built = the_check("FileExists", "Write the fix to /app/fix.txt.", sandbox)
+    (root / "fix.txt").write_text("TODO\n")
+    assert not other.run(built.context).passed
+
+
 def test_a_markup_file_of_one_tag_is_no_stand_in(tmp_path: Path) -> None:
     sandbox, root = host_sandbox(tmp_path)
     (root / "empty.xml").write_text("<config/>\n")

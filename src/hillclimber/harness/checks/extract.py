@@ -55,6 +55,7 @@ from hillclimber.harness.checks.meaning import meaning_checks, runnable
 from hillclimber.harness.checks.ordered import sorted_lists
 from hillclimber.harness.checks.rounding import rounding_checks
 from hillclimber.harness.checks.shape import literal, shape_checks
+from hillclimber.harness.checks.stand_ins import told
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.checks.workspace import Workspace
 from hillclimber.harness.instruction import (
@@ -117,8 +118,9 @@ def extract(
     named = [p for s in said for p in s.paths]
     written = {p for s in said for p in s.paths if p in s.text}
     keep_rest = _KEEP_REST.search(" ".join(instruction.split())) is not None
+    stand_ins_told = told(instruction)
     for index, sentence in enumerate(said):
-        found += _new_files(sentence, here, written, said)
+        found += _new_files(sentence, here, written, said, stand_ins_told)
         found += _copies(sentence, here)
         found += _commands(sentence, here)
         if FORBID.search(" ".join(sentence.text.split())):
@@ -162,7 +164,11 @@ _KERNEL = ("/proc/", "/sys/", "/dev/")
 
 
 def _new_files(
-    sentence: Sentence, here: Workspace, written: set[str], said: list[Sentence]
+    sentence: Sentence,
+    here: Workspace,
+    written: set[str],
+    said: list[Sentence],
+    stand_ins_told: tuple[str, ...] = (),
 ) -> list[Check]:
     """Files a sentence says to make (`write`, `create`, `save` … or `into FILE`) that are not
     there yet: to exist, parse, and hold a quoted block."""
@@ -178,7 +184,7 @@ def _new_files(
             continue  # `docs/usage.md` said of /app/repo/docs/usage.md
         if path not in written and here.elsewhere(posixpath.basename(path)):
             continue  # `stock.csv` said of /app/data/stock.csv: there already, an input
-        checks.append(FileExists(path))
+        checks.append(FileExists(path, told=stand_ins_told))
         fmt = _FORMATS.get(posixpath.splitext(path)[1])
         if fmt is not None:
             checks.append(FileParses(path, fmt))  # type: ignore[arg-type]

@@ -55,6 +55,11 @@ class TextCheck(FileCheck):
 
 @dataclass(frozen=True)
 class FileExists(FileCheck):
+    """There and not empty: not blank, nor a line a tool said, nor stand-ins only (but for
+    those the instruction says itself, `told`)."""
+
+    told: tuple[str, ...] = field(default=(), kw_only=True)
+
     @property
     def name(self) -> str:
         return f"{self.path} exists and is not empty"
@@ -69,7 +74,7 @@ class FileExists(FileCheck):
         if (said := tool_said(text)) is not None:
             return Outcome(False, f"it holds {said[:50]!r}, what a tool said, not the answer")
         markup = posixpath.splitext(self.path)[1].lower() in _MARKUP  # `<root/>` is XML
-        held = only_stand_ins(text) if len(data) < 4096 and not markup else None
+        held = only_stand_ins(text, self.told) if len(data) < 4096 and not markup else None
         if held is not None:
             return Outcome(False, f"it holds only {held[:40]!r}, which stands in for the answer")
         return Outcome(True)

@@ -63,11 +63,26 @@ def tool_said(text: str) -> str | None:
     return first if _TOOL_SAID.match(first) else None
 
 
-def only_stand_ins(text: str) -> str | None:
+def only_stand_ins(text: str, told: tuple[str, ...] = ()) -> str | None:
     """The first line of `text` where every line that is not blank stands in for a value
-    (`Your solution goes here.`): the file holds no answer. None where one line is more."""
+    (`Your solution goes here.`): the file holds no answer. None where one line is more, or
+    is one the instruction says itself (`told`: "write TODO into it")."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return lines[0] if lines and all(map(stand_in, lines)) else None
+    if lines and all(stand_in(line) and line.lower() not in told for line in lines):
+        return lines[0]
+    return None
+
+
+_QUOTE = re.compile(r"`([^`\n]+)`|\"([^\"\n]+)\"|'([^'\n]+)'")
+
+
+def told(instruction: str) -> tuple[str, ...]:
+    """What of `instruction` would stand in for a value (its lines, quoted parts and words),
+    lowered: a file holding it may be what was asked (`Create notes.txt containing TODO`)."""
+    quoted = [part for found in _QUOTE.findall(instruction) for part in found if part]
+    words = [word.strip(".,;:!?()") for word in instruction.split()]
+    pieces = (*instruction.splitlines(), *quoted, *words)
+    return tuple(sorted({p.strip().lower() for p in pieces if p.strip() and stand_in(p)}))
 
 
 def stand_ins(data: object, example: object) -> Iterator[str]:
