@@ -231,7 +231,7 @@ def _named_weak(name: str) -> bool:
 
 
 def run_main(folders: list[Path]) -> None:
-    trials = [t for folder in folders for t in trials_under(folder)]
+    trials = [t for folder in folders for t, _ in trials_under(folder)]
     selfs = [t for t in trials if t.feedback == "self"]
     passes: Counter[str] = Counter()
     false: Counter[str] = Counter()
@@ -256,10 +256,11 @@ def run_main(folders: list[Path]) -> None:
     )
 
 
-def trials_under(folder: Path) -> list[TrialResult]:
-    """Every trial result under a run folder (a comparison holds one run per setting)."""
-    found = (read_trial(path) for path in sorted(folder.glob("**/result.json")))
-    return [trial for trial in found if trial is not None]
+def trials_under(folder: Path) -> list[tuple[TrialResult, Path]]:
+    """Every trial result under a run folder (a comparison holds one run per setting), with
+    the trial's own folder."""
+    found = ((read_trial(path), path.parent) for path in sorted(folder.glob("**/result.json")))
+    return [(trial, where) for trial, where in found if trial is not None]
 
 
 def main() -> None:

@@ -162,13 +162,12 @@ def main() -> None:
     _, tasks = load_tasks("mini", args.dataset or _source(args.run), args.tasks)
     by_id = {task.id: task for task in tasks}
     found: list[Rechecked] = []
-    for trial in trials_under(args.run):
+    for trial, folder in trials_under(args.run):
         task = by_id.get(trial.task_id)
         if task is None or trial.feedback != "self":
             continue
         if not (args.all or trial.passed or pass_strength(trial)):
             continue
-        folder = next(args.run.glob(f"**/{trial.trial}"))
         found.append(recheck(trial, folder, task, kind))
         print(found[-1].line(), flush=True)
     print("\n".join(summarize(found)))

@@ -168,7 +168,7 @@ def _new_files(
     here: Workspace,
     written: set[str],
     said: list[Sentence],
-    stand_ins_told: tuple[str, ...] = (),
+    stand_ins_told: tuple[str, ...],
 ) -> list[Check]:
     """Files a sentence says to make (`write`, `create`, `save` … or `into FILE`) that are not
     there yet: to exist, parse, and hold a quoted block."""
