@@ -84,9 +84,13 @@ def test_a_command_given_as_an_example_must_print_its_stated_output(
         "Write an executable script /app/run.sh that prints the date.",
         "Create /app/tool.py and make it executable.",
         "/app/deploy.sh must be executable; write it so that it echoes done.",
-        # the sentence names no file: the one script to make
+        # the sentence names no file: the one script to make (as TermiGen's tasks say it)
         "Create a shell script at `/app/fix.sh` that rebuilds the library.\n\n"
         "The script must be executable and run without any user interaction.",
+        "Save your solution to `/app/recover.sh`.\n\nThe script should be executable and "
+        "contain only the commands needed.",
+        "Write `/app/check.py`.\n\n- Format: Executable bash script",
+        "Put the steps in /app/steps.sh. Your solution script must be executable and reproducible.",
     ],
 )
 def test_a_script_called_executable_must_be_executable(instruction: str, tmp_path: Path) -> None:
@@ -122,6 +126,11 @@ def test_a_script_called_executable_must_be_executable(instruction: str, tmp_pat
         "Make sure the executable runs, then write the result to /app/result.json.",
         # a script said executable with two scripts to make: which one is not said
         "Write /app/a.sh and /app/b.py. The script must be executable.",
+        # the executable is what the script makes, not the script
+        "Write /app/build.sh. Running your shell script produces an executable that can "
+        "process the sample.",
+        "Write /app/pack.sh. The tool is a Python script, but when packaged into a standalone "
+        "executable, it crashes.",
     ],
 )
 def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: Path) -> None:

@@ -134,6 +134,42 @@ def test_a_null_where_the_example_asks_for_a_value_is_no_answer(tmp_path: Path) 
     assert outcome(allowed, tmp_path, json.dumps({**right, "line": None}))[0]
 
 
+@pytest.mark.parametrize(
+    ("instruction", "answer", "passes"),
+    [
+        (  # unfenced, `<integer>` in an array's objects
+            'Write /app/out.json. Example output format:\n```\n[{"user": "<name>", "hits": '
+            "<integer>}]\n```",
+            [{"user": "ann", "hits": None}],
+            False,
+        ),
+        (  # a fenced json block, a quoted placeholder
+            "Save the result to `/app/out.json` with this structure:\n```json\n"
+            '{"driver": "<driver name>", "count": 3}\n```',
+            {"driver": None, "count": 3},
+            False,
+        ),
+        (  # the example's own value may be null in the answer
+            "Save the result to `/app/out.json` like this:\n```json\n"
+            '{"driver": "overlay2", "error": "disk full"}\n```',
+            {"driver": "overlay2", "error": None},
+            True,
+        ),
+        (  # the instruction speaks of null
+            'Write /app/out.json in this format:\n```json\n{"port": <port number>}\n```\n'
+            "Set `port` to null when no port is open.",
+            {"port": None},
+            True,
+        ),
+    ],
+)
+def test_null_for_a_placeholder_in_several_phrasings(
+    instruction: str, answer: object, passes: bool, tmp_path: Path
+) -> None:
+    [check] = [c for c in form_checks(instruction, tmp_path) if isinstance(c, FileMatchesJson)]
+    assert outcome(check, tmp_path, json.dumps(answer))[0] is passes
+
+
 def test_a_word_the_example_holds_as_a_value_is_no_stand_in(tmp_path: Path) -> None:
     check = FileMatchesJson("/app/t.json", '[{"task": "build", "state": "TODO"}]')
     assert outcome(check, tmp_path, '[{"task": "ship", "state": "todo"}]')[0]

@@ -246,11 +246,18 @@ def _executables(said: list[Sentence], new_files: set[str]) -> Iterator[Check]:
         for path in sentence.paths:
             if path in new_files and posixpath.basename(path) and not _FOLDER_OR_DATA.search(path):
                 yield FileExecutable(path)
-        if not sentence.paths and sentence.has("script") and len(scripts) == 1:
+        if not sentence.paths and _SCRIPT_EXECUTABLE.search(sentence.text) and len(scripts) == 1:
             yield FileExecutable(scripts[0])
 
 
 _SCRIPT_EXTENSIONS = (".sh", ".bash", ".py", ".pl", ".rb")
+_SCRIPT_EXECUTABLE = re.compile(
+    r"\b(?:script|it)\s+(?:must|should|needs?\s+to|has\s+to)\s+be\s+(?:\w+\s+and\s+)?executable\b"
+    r"|\bmake\s+(?:it|the\s+script)\s+executable\b|\bexecutable\s+(?:\w+\s+)?script\b",
+    re.I,
+)
+"""The script itself called executable ("The script should be executable", "Format: Executable
+bash script"), not a program it makes ("your shell script produces an executable")."""
 
 
 _MUTATES = frozenset(
