@@ -200,3 +200,16 @@ def test_a_climb_without_tasks_leaves_no_folder_behind(home: Path) -> None:
     done = hc("climb", "--model", f"scripted:{home / 'answers.json'}", cwd=home)
     assert done.returncode == 2 and "give --train and --held-out" in done.stderr
     assert not (home / "climbs").exists()
+
+
+def test_a_climb_begun_before_the_least_noise_resumes_without_it(tmp_path: Path) -> None:
+    from hillclimber.cli.climb import _arguments
+    from hillclimber.climb.store import ARGUMENTS
+
+    store = ClimbStore(tmp_path / "climb.db")
+    old = {"model": "local", "train": ["a"], "held_out": ["b"], "start": "climber", "sets": [],
+           "space": None, "repeats": 2}  # fmt: skip
+    store.put(ARGUMENTS, old)
+    given = dict.fromkeys([*old, "min_noise"])
+    assert _arguments(store, given)["min_noise"] == 0
+    assert _arguments(ClimbStore(tmp_path / "new.db"), given)["min_noise"] == 1

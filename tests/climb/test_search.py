@@ -63,6 +63,16 @@ def test_a_gain_beyond_the_noise_is_kept() -> None:
     assert outcome.best == {"view.previous_steps": 5} and outcome.best_score == 6
 
 
+def test_runs_that_agree_still_leave_the_least_noise_asked_for() -> None:
+    planted = Planted(3, {("view.previous_steps", 5): 1})
+    outcome = search(SPACE, START, planted, train_size=TASKS, repeats=2, min_noise=1)
+    assert (outcome.start_scores, outcome.noise, outcome.best) == ([3, 3], 1, {})
+    assert outcome.steps[0].note == "2 runs: 3, 3; noise 1 (measured 0, at least 1)"
+    planted = Planted(3, {("view.previous_steps", 5): 2})
+    outcome = search(SPACE, START, planted, train_size=TASKS, repeats=2, min_noise=1)
+    assert outcome.best == {"view.previous_steps": 5}
+
+
 def test_the_best_value_of_a_setting_wins_not_the_first_that_beats_the_bar() -> None:
     planted = Planted(3, {("view.previous_steps", 1): 1, ("view.previous_steps", 5): 3})
     outcome = search(SPACE, START, planted, train_size=TASKS, repeats=1)

@@ -62,6 +62,10 @@ SpaceOpt = Annotated[
 RepeatsOpt = Annotated[
     int | None, typer.Option(min=1, help="Runs of the start that measure the noise (default 2).")
 ]
+MinNoiseOpt = Annotated[
+    int | None,
+    typer.Option(min=0, help="The least noise, in tasks, whatever the repeats show (default 1)."),
+]
 BudgetOpt = Annotated[
     str | None,
     typer.Option(help="Train trials (200), or their time (3h), the search may spend."),
@@ -88,6 +92,7 @@ def climb(
     max_turns: MaxTurnsOpt = None,
     space: SpaceOpt = None,
     repeats: RepeatsOpt = None,
+    min_noise: MinNoiseOpt = None,
     budget: BudgetOpt = None,
     climb_dir: DirOpt = None,
     out: OutOpt = None,
@@ -108,7 +113,7 @@ def climb(
     store = ClimbStore(folder / STORE)
     given = {"model": model, "train": train, "held_out": held_out, "start": start,
              "sets": setting_changes(sets, max_turns) or None, "space": space and str(space),
-             "repeats": repeats}  # fmt: skip
+             "repeats": repeats, "min_noise": min_noise}  # fmt: skip
     args = _arguments(store, given)
     if budget is not None:
         store.put("budget", budget)  # a resume may give the climb more, or less
@@ -129,7 +134,9 @@ def climb(
 
 NEEDS_TASKS = "climb: give --train and --held-out (tasks to tune on, and to judge on)"
 DEFAULTS: dict[str, Any] = {"model": "local", "start": "climber", "sets": [], "space": None,
-                            "repeats": 2}  # fmt: skip
+                            "repeats": 2, "min_noise": 1}  # fmt: skip
+OLD_CLIMB: dict[str, Any] = {"min_noise": 0}
+"""Arguments a climb begun before they existed ran without (a resume keeps its rule)."""
 
 
 def _arguments(store: ClimbStore, given: dict[str, Any]) -> dict[str, Any]:
@@ -138,11 +145,12 @@ def _arguments(store: ClimbStore, given: dict[str, Any]) -> dict[str, Any]:
     if stored is None:
         args = {key: DEFAULTS.get(key) if value is None else value for key, value in given.items()}
         return args  # stored once they all load (`_climb`)
+    stored = {**OLD_CLIMB, **stored}
     for key, value in given.items():
         if value is not None and value != stored[key]:
             fail(f"{store.path}: this climb was started with {key} {stored[key]}; resume it "
                  f"with the same (or none), or start another with another --dir")  # fmt: skip
-    return dict(stored)
+    return stored
 
 
 def _climb(store: ClimbStore, folder: Path, args: dict[str, Any], budget: str | None,
@@ -182,7 +190,7 @@ def _climb(store: ClimbStore, folder: Path, args: dict[str, Any], budget: str | 
         highlight=False,
     )
     summary = tune(space, evaluator, start_name=args["start"], repeats=args["repeats"],
-                   budget=spending)  # fmt: skip
+                   min_noise=args["min_noise"], budget=spending)  # fmt: skip
     return settings_file(summary, start.with_settings(summary.changes), args["model"])
 
 

@@ -4,9 +4,10 @@ First the noise: the starting setting is run `repeats` times with other seeds (t
 turns of a stuck model draw differently), and the spread of its scores is the noise. Then each
 setting of the space in turn: every value not already in place is tried on top of the best
 setting so far, and the best of them is kept only if it solves more train tasks than the best
-so far by more than the noise. Passes over the space repeat until one changes nothing or the
-budget is spent. The held-out tasks are not seen here: `search` is handed a function that
-scores on train only.
+so far by more than the noise. Two runs that agree do not show a setting's score never moves,
+so the noise is at least `min_noise` tasks (the climb's default is one). Passes over the space
+repeat until one changes nothing or the budget is spent. The held-out tasks are not seen here:
+`search` is handed a function that scores on train only.
 """
 
 from __future__ import annotations
@@ -154,6 +155,7 @@ def search(
     *,
     train_size: int,
     repeats: int = 2,
+    min_noise: int = 0,
     budget: Budget | None = None,
     record: Callable[[Step], None] = lambda step: None,
 ) -> Outcome:
@@ -162,11 +164,14 @@ def search(
     climb = _Climb(space, start, evaluate, budget, train_size, record)
     starts = noise(evaluate, repeats, budget, train_size)
     scores = [done.solved for done in starts]
-    spread = max(scores) - min(scores)
+    measured = max(scores) - min(scores)
+    spread = max(measured, min_noise)
     best: dict[str, Any] = {}
     best_score = sum(scores) / len(scores)
     climb.seen.add(changes_key({}))
     note = f"{len(scores)} runs: {', '.join(map(str, scores))}; noise {spread}"
+    if spread > measured:
+        note += f" (measured {measured}, at least {min_noise})"
     climb.step("noise", {}, "start", best_score, best_score, True, note)
     stopped = ""
     while not stopped:

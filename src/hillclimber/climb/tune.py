@@ -48,6 +48,7 @@ def tune(
     *,
     start_name: str,
     repeats: int,
+    min_noise: int = 0,
     budget: Budget,
 ) -> Summary:
     store = evaluator.store
@@ -58,6 +59,7 @@ def tune(
         evaluator.train,
         train_size=evaluator.size("train"),
         repeats=repeats,
+        min_noise=min_noise,
         budget=budget,
         record=store.add_step,
     )
