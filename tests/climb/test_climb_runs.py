@@ -20,7 +20,7 @@ from hillclimber import __version__
 from hillclimber.climb.evaluate import Evaluator
 from hillclimber.climb.search import Budget
 from hillclimber.climb.space import load_space
-from hillclimber.climb.store import ClimbStore
+from hillclimber.climb.store import ClimbStore, Evaluation
 from hillclimber.climb.tasks import load_tasks
 from hillclimber.climb.tune import tune
 from hillclimber.harness.presets import load_harness
@@ -213,3 +213,24 @@ def test_a_climb_begun_before_the_least_noise_resumes_without_it(tmp_path: Path)
     given = dict.fromkeys([*old, "min_noise"])
     assert _arguments(store, given)["min_noise"] == 0
     assert _arguments(ClimbStore(tmp_path / "new.db"), given)["min_noise"] == 1
+
+
+def test_a_candidate_runs_the_tasks_the_start_solved_least_first(home: Path) -> None:
+    shutil.copytree(home / "tasks" / "hello-e", home / "more" / "hello-f")
+    splits = {
+        "train": load_tasks(
+            [f"{home / 'tasks'}:hello-a,hello-b,hello-c", f"{home / 'more'}:hello-f"], "--train"
+        ),
+        "held-out": load_tasks([f"{home / 'tasks'}:hello-d"], "--held-out"),
+    }
+    store = ClimbStore(home / "climb.db")
+    for seed, passed in [(0, {"a": 1, "b": 0, "c": 1, "f": 0}), (1000, {"a": 1, "b": 0, "c": 0})]:
+        outcome = {f"hello-{name}": bool(won) for name, won in passed.items()}
+        store.add_evaluation(Evaluation({}, "train", seed, 2, 4, 4, False, 1.0, outcome))
+    for turns in (3, 5):  # candidates' runs: not the start's, not read
+        won = {"hello-b": True}
+        store.add_evaluation(Evaluation({"max_turns": turns}, "train", 0, 1, 1, 4, True, 1.0, won))
+    evaluator = Evaluator(store, load_harness("naive"), None, splits, home / "runs")  # type: ignore[arg-type]
+    order = [[t.id for t in group.tasks] for group in evaluator.hardest_first("train")]
+    # f: never solved, a group of one; then b (never), c (once), a (twice)
+    assert order == [["hello-f"], ["hello-b", "hello-c", "hello-a"]]

@@ -3,13 +3,19 @@ scored by the tasks' tests after the agent stopped (the agent's feedback during 
 setting's own: `self` or `none`). Each evaluation is written to the store as it ends and read
 back when asked for again, so a resumed climb pays for nothing twice; its trials resume in
 their run folders like any run's.
+
+A candidate scored against a bar runs first the tasks the start solved least often (its
+noise runs): it is pruned as soon as it could no longer beat the bar, and the tasks the start
+fails are the ones a candidate most likely fails too, so it is pruned sooner. The order
+changes no decision: a candidate that runs to its end runs every task, and one pruned could
+not have won in any order.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,8 +90,9 @@ class Evaluator:
         tally = _Tally(self.size(split), bar)
         where = self.runs_dir / split / folder(changes, seed)
         pruned = False
+        groups = self.splits[split] if bar is None else self.hardest_first(split)
         try:
-            for group in self.splits[split]:
+            for group in groups:
                 self._run(group, setting, where, tally)
         except Pruned:
             pruned = True
@@ -95,6 +102,23 @@ class Evaluator:
         )  # fmt: skip
         self.store.add_evaluation(done)
         return done
+
+    def hardest_first(self, split: Split) -> list[Group]:
+        """The split's groups and their tasks in the order of the start's passes on them (the
+        tasks it never solved first); the groups by the share of their tasks it never solved.
+        Ties keep their order (sorts are stable)."""
+        passes: dict[str, int] = {}
+        for done in self.store.evaluations():
+            if done.split == split and not done.changes:
+                for task, passed in done.passed.items():
+                    passes[task] = passes.get(task, 0) + passed
+        groups = [
+            replace(group, tasks=tuple(sorted(group.tasks, key=lambda t: passes.get(t.id, 0))))
+            for group in self.splits[split]
+        ]
+        return sorted(
+            groups, key=lambda g: -sum(not passes.get(t.id) for t in g.tasks) / len(g.tasks)
+        )
 
     def _run(self, group: Group, setting: HarnessConfig, where: Path, tally: _Tally) -> None:
         run_dir = where / folder_name(group.source)
