@@ -120,12 +120,14 @@ def test_a_killed_climb_resumes_where_it_was(home: Path) -> None:
     assert job.wait() == -signal.SIGKILL
     before = _evaluations(db)
     assert before and len(before) < 5
-    first = home / "climb" / "runs" / "train" / "start-s0"
+    moved = home / "elsewhere"  # a climb's folder is whole: moved (or packed), it resumes
+    shutil.move(home / "climb", moved)
+    first = moved / "runs" / "train" / "start-s0"
     stamps = {p: p.stat().st_mtime_ns for p in first.rglob("result.json")}
-    again = hc("climb", "--dir", str(home / "climb"))
+    again = hc("climb", "--dir", str(moved))
     assert again.returncode == 0, again.stderr
     assert "Changes kept: max_turns=3." in again.stdout
-    assert _evaluations(db)[: len(before)] == before
+    assert _evaluations(moved / "climb.db")[: len(before)] == before
     assert {p: p.stat().st_mtime_ns for p in first.rglob("result.json")} == stamps
 
 
