@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.compare import load_setting
+from hillclimber.compare import folder_name, load_setting
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.report.rundata import load_runs
@@ -152,3 +152,9 @@ def test_a_preset_with_another_feedback_kind() -> None:
     assert _setting("fm", ["feedback=none"])[1].feedback == "none"  # a kind, not "no value"
     with pytest.raises(HillclimberError, match="feedback"):
         load_setting("fm", ["feedback=answers"])
+
+
+def test_a_folder_named_after_a_relative_path_is_not_hidden() -> None:
+    assert folder_name("../shared/termigen-dev") == "up-shared-termigen-dev"
+    assert folder_name("./my.toml") == "my.toml"
+    assert folder_name("climber@tests") == "climber-tests"

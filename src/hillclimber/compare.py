@@ -60,7 +60,11 @@ def served(run: Run) -> Iterator[Run]:
 
 
 def folder_name(label: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", label).strip("-") or "setting"
+    """A folder for a setting or a source of tasks, never hidden: `../shared/tasks` is
+    `up-shared-tasks`, `./my.toml` is `my.toml`."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", label)
+    name = re.sub(r"^\.\.(?=-|$)", "up", name).lstrip(".")
+    return name.strip("-") or "setting"
 
 
 def plan(
