@@ -92,6 +92,19 @@ def test_resume_runs_only_unfinished_trials_and_redo_runs_all(tmp_path: Path) ->
     assert len(recorder.started) == 3 and not recorder.skipped
 
 
+def test_a_run_may_run_some_of_its_tasks_at_a_time_in_a_given_order(tmp_path: Path) -> None:
+    tasks = load_dataset(FIXTURES / "tb2").tasks
+    ids = [task.id for task in tasks]
+    recorder = Recorder()
+    part = Run(config(tasks), tasks, tmp_path).execute(recorder.events(), only=ids[:0:-1])
+    assert recorder.started == [f"{task}.1" for task in ids[:0:-1]]
+    assert (part.state, part.totals.trials, part.totals.finished) == ("interrupted", 3, 2)
+    recorder = Recorder()
+    whole = Run(config(tasks), tasks, tmp_path).execute(recorder.events(), only=ids[:1])
+    assert recorder.started == [f"{ids[0]}.1"] and not recorder.skipped
+    assert (whole.state, whole.totals.finished) == ("finished", 3)
+
+
 def test_retry_errors_runs_again_only_the_trials_that_ended_in_an_error(tmp_path: Path) -> None:
     tasks = load_dataset(FIXTURES / "tb2").tasks
     Run(config(tasks), tasks, tmp_path).execute()

@@ -137,12 +137,21 @@ class Run:
         write_json(self.run_dir / "result.json", summary)
         return summary
 
-    def execute(self, events: RunEvents | None = None) -> RunResult:
+    def execute(
+        self, events: RunEvents | None = None, only: Sequence[str] | None = None
+    ) -> RunResult:
+        """Run the trials not yet finished; with `only`, just those of these task ids, in
+        that order (the run's record still covers all its tasks: it is `finished` once all
+        have run)."""
         events = events or RunEvents()
         self.run_dir.mkdir(parents=True, exist_ok=True)
         write_json(self.run_dir / "config.json", self.config)
+        specs = self.specs()
+        if only is not None:
+            rank = {task: i for i, task in enumerate(only)}
+            specs = sorted((s for s in specs if s.task.id in rank), key=lambda s: rank[s.task.id])
         todo: list[TrialSpec] = []
-        for spec in self.specs():
+        for spec in specs:
             done = read_trial(spec.trial_dir / "result.json")
             if done is not None and not self.redo and not self._retried(done):
                 events.on_skip(spec, done)
@@ -174,4 +183,8 @@ class Run:
             self.write_summary("interrupted")
             raise
         pool.shutdown()
-        return self.write_summary("finished")
+        summary = self.summary("finished")
+        if summary.totals.finished < summary.totals.trials:
+            summary.state = "interrupted"
+        write_json(self.run_dir / "result.json", summary)
+        return summary

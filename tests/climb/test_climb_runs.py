@@ -23,9 +23,11 @@ from hillclimber.climb.space import load_space
 from hillclimber.climb.store import ClimbStore, Evaluation
 from hillclimber.climb.tasks import load_tasks
 from hillclimber.climb.tune import tune
+from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
 from hillclimber.models import ModelConfig
 from hillclimber.results import RunConfig
+from hillclimber.runner import RunEvents
 from hillclimber.sandbox import pick_sandbox_kind
 
 from conftest import FIXTURES, hc, user_env
@@ -137,17 +139,22 @@ def test_a_resumed_climb_must_keep_its_tasks(home: Path) -> None:
     assert other.returncode == 2 and "started with train" in other.stderr
 
 
+def _base(home: Path, start: HarnessConfig, n_concurrent: int) -> RunConfig:
+    """The model (the script), sandbox and limits of an evaluator's runs."""
+    return RunConfig(
+        run_id="climb", source="climb", task_ids=[], agent="harness",
+        sandbox=pick_sandbox_kind()[0].value, n_attempts=1, n_concurrent=n_concurrent,
+        model=ModelConfig(spec=f"scripted:{home / 'answers.json'}"), harness=start,
+        hillclimber_version=__version__,
+    )  # fmt: skip
+
+
 def test_the_held_out_tasks_run_only_at_the_end(home: Path) -> None:
     (home / "space.toml").write_text(PLANTED)
     tasks = home / "tasks"
     store = ClimbStore(home / "climb.db")
     start = load_harness(str(home / "start.toml"))
-    base = RunConfig(
-        run_id="climb", source="climb", task_ids=[], agent="harness",
-        sandbox=pick_sandbox_kind()[0].value, n_attempts=1, n_concurrent=2,
-        model=ModelConfig(spec=f"scripted:{home / 'answers.json'}"), harness=start,
-        hillclimber_version=__version__,
-    )  # fmt: skip
+    base = _base(home, start, n_concurrent=2)
     splits = {
         "train": load_tasks([f"{tasks}:hello-a,hello-b"], "--train"),
         "held-out": load_tasks([f"{tasks}:hello-c,hello-d"], "--held-out"),
@@ -217,22 +224,55 @@ def test_a_climb_begun_before_the_least_noise_resumes_without_it(tmp_path: Path)
     assert _arguments(ClimbStore(tmp_path / "new.db"), given)["min_noise"] == 1
 
 
-def test_a_candidate_runs_the_tasks_the_start_solved_least_first(home: Path) -> None:
-    shutil.copytree(home / "tasks" / "hello-e", home / "more" / "hello-f")
+def _two_sources(home: Path) -> tuple[Evaluator, list[str]]:
+    """A train set of two sources (a, b, c and f, g), the start's two runs stored, the
+    started tasks listed as they start."""
+    for name in "fg":
+        shutil.copytree(home / "tasks" / "hello-e", home / "more" / f"hello-{name}")
     splits = {
         "train": load_tasks(
-            [f"{home / 'tasks'}:hello-a,hello-b,hello-c", f"{home / 'more'}:hello-f"], "--train"
+            [f"{home / 'tasks'}:hello-a,hello-b,hello-c", f"{home / 'more'}:hello-f,hello-g"],
+            "--train",
         ),
         "held-out": load_tasks([f"{home / 'tasks'}:hello-d"], "--held-out"),
     }
     store = ClimbStore(home / "climb.db")
-    for seed, passed in [(0, {"a": 1, "b": 0, "c": 1, "f": 0}), (1000, {"a": 1, "b": 0, "c": 0})]:
+    runs = [(0, {"a": 1, "b": 0, "c": 1, "f": 0, "g": 1}), (1000, {"a": 1, "b": 0, "g": 1})]
+    for seed, passed in runs:
         outcome = {f"hello-{name}": bool(won) for name, won in passed.items()}
-        store.add_evaluation(Evaluation({}, "train", seed, 2, 4, 4, False, 1.0, outcome))
+        store.add_evaluation(Evaluation({}, "train", seed, 2, 5, 5, False, 1.0, outcome))
     for turns in (3, 5):  # candidates' runs: not the start's, not read
         won = {"hello-b": True}
-        store.add_evaluation(Evaluation({"max_turns": turns}, "train", 0, 1, 1, 4, True, 1.0, won))
-    evaluator = Evaluator(store, load_harness("naive"), None, splits, home / "runs")  # type: ignore[arg-type]
-    order = [[t.id for t in group.tasks] for group in evaluator.hardest_first("train")]
-    # f: never solved, a group of one; then b (never), c (once), a (twice)
-    assert order == [["hello-f"], ["hello-b", "hello-c", "hello-a"]]
+        store.add_evaluation(Evaluation({"max_turns": turns}, "train", 0, 1, 1, 5, True, 1.0, won))
+    start = load_harness(str(home / "start.toml"))
+    base = _base(home, start, n_concurrent=1)
+    started: list[str] = []
+    watch = RunEvents(on_start=lambda spec: started.append(spec.task.id))
+    return Evaluator(store, start, base, splits, home / "runs", watch), started  # type: ignore[arg-type]
+
+
+def test_a_candidate_runs_the_tasks_the_start_solved_least_first(home: Path) -> None:
+    evaluator, _ = _two_sources(home)
+    order = [(Path(source).name, tasks) for source, tasks in evaluator.hardest_first("train")]
+    # never solved: f (its source has the larger share never solved), b; once: c; twice: g, a
+    assert order == [
+        ("more", ["hello-f"]),
+        ("tasks", ["hello-b", "hello-c"]),
+        ("more", ["hello-g"]),
+        ("tasks", ["hello-a"]),
+    ]
+
+
+def test_a_candidate_runs_its_tasks_in_that_order_across_sources(home: Path) -> None:
+    evaluator, started = _two_sources(home)
+    done = evaluator.train({"max_turns": 4}, bar=0)
+    assert (done.solved, done.finished, done.pruned) == (5, 5, False)
+    assert started == ["hello-f", "hello-b", "hello-c", "hello-g", "hello-a"]
+    for source, tasks in (
+        ("tasks", ["hello-a", "hello-b", "hello-c"]),
+        ("more", ["hello-f", "hello-g"]),
+    ):
+        run = next(Path(done.run_dir).glob(f"*{source}"))
+        assert json.loads((run / "config.json").read_text())["task_ids"] == tasks
+        result = json.loads((run / "result.json").read_text())
+        assert (result["state"], result["totals"]["finished"]) == ("finished", len(tasks))

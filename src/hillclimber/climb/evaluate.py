@@ -6,7 +6,8 @@ their run folders like any run's.
 
 A candidate scored against a bar runs first the tasks the start solved least often (its
 noise runs): it is pruned as soon as it could no longer beat the bar, and the tasks the start
-fails are the ones a candidate most likely fails too, so it is pruned sooner. The order
+fails are the ones a candidate most likely fails too, so it is pruned sooner. The order is
+one over all sources: each source's run is resumed for each batch of its tasks. The order
 changes no decision: a candidate that runs to its end runs every task, and one pruned could
 not have won in any order.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -89,13 +90,18 @@ class Evaluator:
         setting = self.start.with_settings({**changes, **({"ask.seed": seed} if seed else {})})
         tally = _Tally(self.size(split), bar)
         where = self.runs_dir / split / folder(changes, seed)
-        pruned = False
-        groups = self.splits[split] if bar is None else self.hardest_first(split)
+        runs = {group.source: self._run_of(group, setting, where) for group in self.splits[split]}
+        events = self._events(tally)
+        order: list[tuple[str, list[str] | None]] = [(g.source, None) for g in self.splits[split]]
+        if bar is not None:
+            order = [*self.hardest_first(split)]
         try:
-            for group in groups:
-                self._run(group, setting, where, tally)
+            for source, tasks in order:
+                runs[source].execute(events, only=tasks)
         except Pruned:
             pruned = True
+        else:
+            pruned = False
         done = Evaluation(
             changes, split, seed, tally.solved, len(tally.passed), tally.total, pruned,
             tally.seconds, tally.passed, str(where),
@@ -103,25 +109,31 @@ class Evaluator:
         self.store.add_evaluation(done)
         return done
 
-    def hardest_first(self, split: Split) -> list[Group]:
-        """The split's groups and their tasks in the order of the start's passes on them (the
-        tasks it never solved first); the groups by the share of their tasks it never solved.
-        Ties keep their order (sorts are stable)."""
+    def hardest_first(self, split: Split) -> list[tuple[str, list[str]]]:
+        """The split's tasks in the order of the start's passes on them (those it never solved
+        first), as batches of one source each: (source, task ids). Ties keep the order of the
+        sources by the share of their tasks the start never solved, then the split's order."""
         passes: dict[str, int] = {}
         for done in self.store.evaluations():
             if done.split == split and not done.changes:
                 for task, passed in done.passed.items():
                     passes[task] = passes.get(task, 0) + passed
-        groups = [
-            replace(group, tasks=tuple(sorted(group.tasks, key=lambda t: passes.get(t.id, 0))))
-            for group in self.splits[split]
-        ]
-        return sorted(
-            groups, key=lambda g: -sum(not passes.get(t.id) for t in g.tasks) / len(g.tasks)
+        groups = sorted(
+            self.splits[split],
+            key=lambda g: -sum(not passes.get(t.id) for t in g.tasks) / len(g.tasks),
         )
+        tasks = sorted(
+            ((g.source, t.id) for g in groups for t in g.tasks), key=lambda st: passes.get(st[1], 0)
+        )
+        batches: list[tuple[str, list[str]]] = []
+        for source, task in tasks:
+            if batches and batches[-1][0] == source:
+                batches[-1][1].append(task)
+            else:
+                batches.append((source, [task]))
+        return batches
 
-    def _run(self, group: Group, setting: HarnessConfig, where: Path, tally: _Tally) -> None:
-        run_dir = where / folder_name(group.source)
+    def _run_of(self, group: Group, setting: HarnessConfig, where: Path) -> Run:
         config = self.base.model_copy(
             update={
                 "run_id": f"{self.base.run_id}/{where.parent.name}/{where.name}",
@@ -131,6 +143,10 @@ class Evaluator:
                 "suite_hints": group.hints,
             }
         )
+        return Run(config, group.tasks, where / folder_name(group.source))
+
+    def _events(self, tally: _Tally) -> RunEvents:
+        """The watcher's events, each trial's end also counted in the tally."""
         watch = self.watch
 
         def ended(spec: TrialSpec, result: TrialResult) -> None:
@@ -141,5 +157,4 @@ class Evaluator:
             watch.on_skip(spec, result)
             tally.add(result)
 
-        events = RunEvents(on_start=watch.on_start, on_end=ended, on_skip=skipped)
-        Run(config, group.tasks, run_dir).execute(events)
+        return RunEvents(on_start=watch.on_start, on_end=ended, on_skip=skipped)
