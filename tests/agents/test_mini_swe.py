@@ -4,7 +4,9 @@ and the whole agent on a fixture task with the embedded model served to it (mark
 from __future__ import annotations
 
 import json
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,44 @@ def test_its_model_calls_keep_within_the_agents_time(tmp_path: Path) -> None:
     with pytest.raises(AgentTimeout):
         model.query([{"role": "user", "content": "hi"}])
     assert time.monotonic() - started < 5  # not one retry waited
+
+
+class _Silent(BaseHTTPRequestHandler):
+    """A server that takes each request and never answers it."""
+
+    requests = 0
+
+    def do_POST(self) -> None:
+        type(self).requests += 1
+        time.sleep(20)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def test_a_call_that_never_comes_back_ends_at_the_agents_time_once(tmp_path: Path) -> None:
+    """The HTTP client's own retries, each waiting the time left again, ran a trial to three
+    times its time: its call is sent once, and the agent stops at its time."""
+    from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+
+    from hillclimber.agents.mini_swe import MiniSweAgent, within_time
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        agent = MiniSweAgent(ModelConfig(spec="openai:m", base_url=url))
+        sandbox, _ = isolated_sandbox(tmp_path)
+        task = load_task(FIXTURES / "tb2" / "fx-hello")
+        ctx = AgentContext(task, sandbox, time.monotonic() + 2, tmp_path / "logs")
+        model = within_time(LitellmTextbasedModel, ctx)(**agent.model_config({}))
+        started = time.monotonic()
+        with pytest.raises(AgentTimeout):
+            model.query([{"role": "user", "content": "hi"}])
+        assert time.monotonic() - started < 10  # with its retries: three calls of 2 s, 12 s
+        assert _Silent.requests == 1
+    finally:
+        server.shutdown()
 
 
 def test_it_reaches_its_model_over_http_only() -> None:

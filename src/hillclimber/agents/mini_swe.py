@@ -118,6 +118,24 @@ class MiniSweAgent:
         self.model = model
         self.model_name = served
 
+    def model_config(self, given: dict[str, Any]) -> dict[str, Any]:
+        """Its model's settings (`given`: its config file's) on our served model. The HTTP
+        client's own retries are off: each waits a whole call's timeout (the time left, with
+        `within_time`), so its two retries by default ran a trial to three times its time;
+        mini-swe-agent's retries stay, and `within_time` stops them once the time is up."""
+        return {
+            **given,
+            "model_name": f"openai/{self.model_name}",
+            "model_kwargs": {
+                "api_base": self.model.base_url,
+                "api_key": "none",
+                "temperature": 0.0,
+                "timeout": self.model.timeout_sec,
+                "max_retries": 0,
+            },
+            "cost_tracking": "ignore_errors",
+        }
+
     def run(self, ctx: AgentContext) -> AgentOutcome:
         package = _import()
         from minisweagent.agents.default import DefaultAgent
@@ -126,17 +144,7 @@ class MiniSweAgent:
         config = yaml.safe_load(resources.files(package).joinpath("config", CONFIG).read_text())
         agent_config = {**config["agent"], "output_path": ctx.log_dir / TRAJECTORY}
         agent_config["wall_time_limit_seconds"] = max(int(ctx.remaining()), 1)
-        model_config = {
-            **config.get("model", {}),
-            "model_name": f"openai/{self.model_name}",
-            "model_kwargs": {
-                "api_base": self.model.base_url,
-                "api_key": "none",
-                "temperature": 0.0,
-                "timeout": self.model.timeout_sec,
-            },
-            "cost_tracking": "ignore_errors",
-        }
+        model_config = self.model_config(config.get("model", {}))
         environment = SandboxEnvironment(
             ctx, config.get("environment", {}).get("env", {}), COMMAND_TIMEOUT_SEC
         )
