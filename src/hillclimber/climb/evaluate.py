@@ -92,9 +92,11 @@ class Evaluator:
         where = self.runs_dir / split / folder(changes, seed)
         runs = {group.source: self._run_of(group, setting, where) for group in self.splits[split]}
         events = self._events(tally)
-        order: list[tuple[str, list[str] | None]] = [(g.source, None) for g in self.splits[split]]
+        order: Sequence[tuple[str, list[str] | None]] = [
+            (g.source, None) for g in self.splits[split]
+        ]
         if bar is not None:
-            order = [*self.hardest_first(split)]
+            order = self.hardest_first(split)
         try:
             for source, tasks in order:
                 runs[source].execute(events, only=tasks)
