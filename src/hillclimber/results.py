@@ -14,10 +14,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from hillclimber.grades import Grade
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.image.build import TaskImage
 from hillclimber.models import ModelConfig
 from hillclimber.sandbox.limits import ResourceLimits
+from hillclimber.tries.choice import TriesRecord
 from hillclimber.verify.verifier import Evaluation
 
 
@@ -78,6 +80,12 @@ class TrialResult(BaseModel):
     feedback: Literal["none", "tests", "self"] = "none"
     """What checked the work during the agent's run: the task's `tests` (they ran), the
     harness's own acceptance checks (`self`), or nothing (`none`)."""
+    grade: Grade | None = None
+    """What the harness's own evidence said of the answer before the task's tests ran
+    (`grades.py`): agreed, verified, plausible, unchecked or failed."""
+    tries: TriesRecord | None = None
+    """The tries of the trial, where it ran several (`tries.n`): each one's answer, the groups
+    of equal answers, which was kept and why. The task's tests scored the kept one only."""
     agent_info: dict[str, Any] = Field(default_factory=dict)
     image: ImageRecord | None = None
     """The task's image, where the trial ran in it."""

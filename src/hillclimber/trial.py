@@ -12,11 +12,11 @@ import shutil
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hillclimber.agents import AgentContext, make_agent
+from hillclimber.agents import Agent, AgentContext, AgentMaker, agent_maker
 from hillclimber.errors import (
     AgentTimeout,
     HillclimberError,
@@ -25,7 +25,8 @@ from hillclimber.errors import (
     Unsupported,
     VerifierError,
 )
-from hillclimber.harness.config import HarnessConfig
+from hillclimber.grades import grade
+from hillclimber.harness.config import Feedback, HarnessConfig
 from hillclimber.image import image_needs, image_sandbox
 from hillclimber.models import ModelConfig
 from hillclimber.provenance import source_commit
@@ -41,6 +42,7 @@ from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.setup.build import build_workspace
 from hillclimber.setup.plan import plan_environment
 from hillclimber.task import Task
+from hillclimber.tries.run import TRIES, Started, Tried, adopt, run_tries
 from hillclimber.verify.verifier import Evaluation, verifier_needs, verify
 
 
@@ -100,6 +102,8 @@ def run_trial(spec: TrialSpec) -> TrialResult:
     try:
         with contextlib.ExitStack() as held:
             _run_phases(spec, held, result, phases)
+        if result.tries is not None:
+            adopt(trial_dir, result.tries)
     except Interrupted:
         raise
     except Unsupported as err:
@@ -125,7 +129,8 @@ def run_trial(spec: TrialSpec) -> TrialResult:
 
 
 class _Phases:
-    """Seconds per phase; the end of each phase is also where a stopping run leaves the trial."""
+    """Seconds per phase (each try's added up); the end of each phase is also where a stopping
+    run leaves the trial."""
 
     def __init__(self) -> None:
         self.timings: dict[str, float] = {}
@@ -133,7 +138,8 @@ class _Phases:
         self._phase_start = self._start
 
     def done(self, name: str) -> None:
-        self.timings[name] = round(time.monotonic() - self._phase_start, 3)
+        seconds = time.monotonic() - self._phase_start  # tries add up their phases
+        self.timings[name] = round(self.timings.get(name, 0.0) + seconds, 3)
         self._phase_start = time.monotonic()
         if STOPPING.is_set():
             raise Interrupted("stopping")
@@ -147,21 +153,25 @@ def _run_phases(
     spec: TrialSpec, held: contextlib.ExitStack, result: TrialResult, phases: _Phases
 ) -> None:
     """Fill `result` phase by phase; failures are raised for `run_trial` to map to an exit.
-    What the trial holds while it runs (its image's layer) is let go by `held`."""
+    What the trial holds while it runs (its images' layers) is let go by `held`."""
     task = spec.task
-    if spec.sandbox is SandboxKind.CONTAINER:
-        sandbox, workdir = _set_up_image(spec, held, result)
+    make, samples = agent_maker(spec.agent, spec.model, spec.harness)
+    n = spec.harness.tries.n if spec.agent == "harness" and spec.harness else 1
+    if n == 1:
+        tried = _try(spec, held, spec.trial_dir, make(spec.harness), phases)
     else:
-        sandbox, workdir = _set_up(spec)
-    phases.done("setup")
-    agent_timed_out, own_checks = _run_agent(spec, sandbox, workdir, result)
-    phases.done("agent")
+        tried = _tries(spec, held, make, phases, samples=samples, result=result)
+    result.agent_info, result.feedback = tried.info, tried.feedback
+    result.message, result.image = tried.message, tried.image
+    agreed = result.tries is not None and result.tries.agreed
+    result.grade = grade(tried.evidence, agreed=agreed)
+    sandbox, workdir = tried.sandbox, tried.workdir
     if task.has_verifier:
         evaluation = verify(task, sandbox, spec.trial_dir, cwd=workdir)
         phases.done("verifier")
-        _record_evaluation(result, evaluation, agent_timed_out=agent_timed_out)
-    elif own_checks is not None:  # `hillclimber run`: the harness's own checks, run afresh
-        evaluation = own_checks()
+        _record_evaluation(result, evaluation, agent_timed_out=tried.timed_out)
+    elif tried.checks is not None:  # `hillclimber run`: the harness's own checks, run afresh
+        evaluation = tried.evidence or tried.checks()
         phases.done("verifier")
         result.evaluation = evaluation
         # a pass of form or weak checks only cannot vouch for the values, unless a second
@@ -182,12 +192,100 @@ def _run_phases(
         result.message = result.message or f"no tests and no checks to check it ({ended})"
 
 
-def _set_up(spec: TrialSpec) -> tuple[Sandbox, str]:
-    """The Dockerfile followed without an engine in a fresh workspace: refuse before any step
-    what cannot run here (the tests' needs too), then build. The sandbox and working folder."""
+def _try(
+    spec: TrialSpec,
+    held: contextlib.ExitStack,
+    folder: Path,
+    agent: Agent,
+    phases: _Phases,
+    started: Started | None = None,
+    fresh: _Fresh | None = None,
+) -> Tried:
+    """Set up a fresh workspace under `folder` (from the start the tries share, where there
+    is one) and run `agent` in it."""
+    image = None
+    if spec.sandbox is SandboxKind.CONTAINER:  # a fresh layer of the same image each try
+        sandbox, workdir, image = _set_up_image(spec, held, folder)
+    elif fresh is not None and fresh.ready:
+        sandbox, workdir = fresh.copy_to(spec, folder)
+    else:
+        sandbox, workdir = _set_up(spec, folder)
+        if fresh is not None:
+            fresh.keep(folder, sandbox, workdir)
+    if started is not None:
+        started(sandbox, workdir)
+    phases.done("setup")
+    tried = _run_agent(spec, agent, sandbox, workdir, folder)
+    tried.image = image
+    phases.done("agent")
+    return tried
+
+
+def _tries(
+    spec: TrialSpec,
+    held: contextlib.ExitStack,
+    make: AgentMaker,
+    phases: _Phases,
+    *,
+    samples: bool,
+    result: TrialResult,
+) -> Tried:
+    """Several tries of the task, each from a fresh start in `tries/<n>` of the trial; the
+    kept one's workspace and trajectory become the trial's (`tries/run.py`)."""
+    assert spec.harness is not None
+    harness = spec.harness
+    if spec.workspace is not None:
+        raise Unsupported(["tries need a fresh workspace each, and this trial works in a folder"])
+
+    fresh = _Fresh(spec.trial_dir / TRIES / "start")
+
+    def one(index: int, folder: Path, started: Started) -> Tried:
+        return _try(spec, held, folder, make(harness.for_try(index)), phases, started, fresh)
+
+    tried, record = run_tries(
+        one, harness, spec.trial_dir, instruction=spec.task.instruction, samples=samples
+    )
+    result.tries = record
+    return tried
+
+
+@dataclass
+class _Fresh:
+    """The start the tries of a trial share in a host-folder sandbox: set up once, and its
+    folders copied for each try, so every try starts from the same state (a setup step that
+    draws at random draws once) and the setup's cost is paid once."""
+
+    folder: Path
+    env: Mapping[str, str] | None = None
+    workdir: str = ""
+    FOLDERS = ("workspace", "tmp", "home")
+
+    @property
+    def ready(self) -> bool:
+        return self.env is not None
+
+    def keep(self, folder: Path, sandbox: Sandbox, workdir: str) -> None:
+        """Copy the folders of a try just set up, before its agent runs."""
+        for name in self.FOLDERS:
+            shutil.copytree(folder / name, self.folder / name, symlinks=True)
+        self.env, self.workdir = dict(sandbox.layout.env), workdir
+
+    def copy_to(self, spec: TrialSpec, folder: Path) -> tuple[Sandbox, str]:
+        assert self.env is not None
+        for name in self.FOLDERS:
+            shutil.rmtree(folder / name, ignore_errors=True)
+            shutil.copytree(self.folder / name, folder / name, symlinks=True)
+        layout = trial_layout(folder, network=spec.task.environment.network, limits=spec.limits)
+        return create_sandbox(spec.sandbox, layout.with_env(self.env)), self.workdir
+
+
+def _set_up(spec: TrialSpec, folder: Path) -> tuple[Sandbox, str]:
+    """The Dockerfile followed without an engine in a fresh workspace under `folder`: refuse
+    before any step what cannot run here (the tests' needs too), then build. The sandbox and
+    working folder."""
     task = spec.task
     layout = trial_layout(
-        spec.trial_dir,
+        folder,
         network=task.environment.network,
         workspace=spec.workspace,
         hidden=spec.hidden,
@@ -203,30 +301,26 @@ def _set_up(spec: TrialSpec) -> tuple[Sandbox, str]:
 
 
 def _set_up_image(
-    spec: TrialSpec, held: contextlib.ExitStack, result: TrialResult
-) -> tuple[Sandbox, str]:
-    """The task's image, built by the engine (or found built), with a layer of the trial's
-    own; what was built and which base stood in go into the result."""
+    spec: TrialSpec, held: contextlib.ExitStack, folder: Path
+) -> tuple[Sandbox, str, ImageRecord]:
+    """The task's image, built by the engine (or found built), with a layer of its own under
+    `folder`; what was built and which base stood in, for the result."""
     needs = image_needs(spec.task)
     if needs:
         raise Unsupported(needs)
     sandbox, image = held.enter_context(
-        image_sandbox(spec.task, spec.trial_dir, hidden=spec.hidden, limits=spec.limits)
+        image_sandbox(spec.task, folder, hidden=spec.hidden, limits=spec.limits)
     )
-    result.image = ImageRecord.of(image)
-    return sandbox, image.config.workdir
+    return sandbox, image.config.workdir, ImageRecord.of(image)
 
 
 def _run_agent(
-    spec: TrialSpec, sandbox: Sandbox, workdir: str, result: TrialResult
-) -> tuple[bool, Callable[[], Evaluation] | None]:
-    """Run the agent; whether its time ran out (its work is still verified), and its own
-    checks if it made any. Records the feedback the agent had: `tests` whenever the task's
-    tests ran during its run, whatever was asked."""
+    spec: TrialSpec, agent: Agent, sandbox: Sandbox, workdir: str, folder: Path
+) -> Tried:
+    """Run the agent, then its own checks on what it left. Records the feedback the agent
+    had: `tests` whenever the task's tests ran during its run, whatever was asked."""
     task = spec.task
-    trial_dir = spec.trial_dir
-    agent = make_agent(spec.agent, spec.model, spec.harness)
-    log_dir = trial_dir / "logs" / "agent"
+    log_dir = folder / "logs" / "agent"
     log_dir.mkdir(parents=True, exist_ok=True)
     budget = task.limits.agent_timeout_sec * spec.agent_timeout_multiplier
     tests_ran = 0
@@ -239,7 +333,7 @@ def _run_agent(
             raise AgentTimeout("agent time is up")
         tests_ran += 1
         timeout = min(task.limits.verifier_timeout_sec, left)
-        evaluation = verify(task, sandbox, trial_dir / "checks", timeout=timeout, cwd=workdir)
+        evaluation = verify(task, sandbox, folder / "checks", timeout=timeout, cwd=workdir)
         if evaluation.timed_out and ctx.remaining() <= 0:
             raise AgentTimeout("agent time is up (while the tests ran)")
         return evaluation
@@ -258,14 +352,15 @@ def _run_agent(
     try:
         outcome = agent.run(ctx)
     except AgentTimeout as err:  # an agent that keeps no record of its own (the oracle)
-        result.message = str(err)
-        result.feedback = "tests" if tests_ran else "none"
-        return True, None
-    result.agent_info = outcome.info
-    result.feedback = "tests" if tests_ran else "self" if outcome.self_checked else "none"
-    if outcome.timed_out:
-        result.message = f"agent time is up ({budget:.0f} s)"
-    return outcome.timed_out, outcome.checks
+        feedback: Feedback = "tests" if tests_ran else "none"
+        return Tried(sandbox, workdir, True, None, None, {}, feedback, str(err))
+    feedback = "tests" if tests_ran else "self" if outcome.self_checked else "none"
+    checks = outcome.checks
+    evidence = checks() if checks is not None else outcome.tests_at_end
+    message = f"agent time is up ({budget:.0f} s)" if outcome.timed_out else ""
+    return Tried(
+        sandbox, workdir, outcome.timed_out, checks, evidence, outcome.info, feedback, message
+    )
 
 
 def _record_evaluation(
@@ -289,6 +384,9 @@ def _record_evaluation(
 
 
 def _tidy(trial_dir: Path) -> None:
-    """Keep the final workspace and the logs; drop the trial's scratch folders."""
-    for name in ("tmp", "home", "scratch", "tests", "checks", "container", "hidden"):
-        shutil.rmtree(trial_dir / name, ignore_errors=True)
+    """Keep the final workspaces and the logs; drop the trial's scratch folders (and those of
+    its tries, and the start they shared)."""
+    shutil.rmtree(trial_dir / TRIES / "start", ignore_errors=True)
+    for folder in [trial_dir, *(trial_dir / TRIES).glob("*")]:
+        for name in ("tmp", "home", "scratch", "tests", "checks", "container", "hidden"):
+            shutil.rmtree(folder / name, ignore_errors=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hillclimber.agents.base import Agent, AgentContext, AgentOutcome
 from hillclimber.agents.nop import NopAgent
 from hillclimber.agents.oracle import OracleAgent
@@ -9,7 +11,16 @@ from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.models import ModelConfig, make_model
 
-__all__ = ["AGENTS", "PEERS", "Agent", "AgentContext", "AgentOutcome", "make_agent"]
+__all__ = [
+    "AGENTS",
+    "PEERS",
+    "Agent",
+    "AgentContext",
+    "AgentMaker",
+    "AgentOutcome",
+    "agent_maker",
+    "make_agent",
+]
 
 AGENTS = ("harness", "oracle", "nop", "mini-swe-agent")
 PEERS = ("mini-swe-agent",)
@@ -33,3 +44,22 @@ def make_agent(
 
         return MiniSweAgent(model or ModelConfig())
     raise HillclimberError(f"unknown agent '{name}' (choose from: {', '.join(AGENTS)})")
+
+
+AgentMaker = Callable[[HarnessConfig | None], Agent]
+"""An agent for each try of a trial, with that try's setting."""
+
+
+def agent_maker(
+    name: str, model: ModelConfig | None = None, harness: HarnessConfig | None = None
+) -> tuple[AgentMaker, bool]:
+    """Agents for the tries of one trial, sharing one model (a scripted model's answers run
+    on from one try to the next), and whether that model draws its answers (`samples`)."""
+    if name != "harness":
+        return (lambda config: make_agent(name, model, harness)), False
+    from hillclimber.agents.harness import HarnessAgent
+
+    shared = make_model(model or ModelConfig())
+    return (lambda config: HarnessAgent(shared, config or harness or HarnessConfig())), (
+        shared.profile.samples
+    )

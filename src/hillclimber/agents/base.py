@@ -52,6 +52,9 @@ class AgentOutcome:
     """The agent's own checks, for a task with no tests of its own (`hillclimber run`)."""
     timed_out: bool = False
     """The agent's time ran out; `info` holds what it did until then."""
+    tests_at_end: Evaluation | None = None
+    """The task's tests as they last ran in the loop (`feedback: tests`): what grades the
+    answer where the harness made no checks of its own."""
 
 
 class Agent(Protocol):

@@ -49,4 +49,5 @@ class HarnessAgent:
             self_checked=checks is not None and checks.verify is not None and checked,
             checks=checks.verify if checks else None,
             timed_out=result.exit is LoopExit.TIMED_OUT,
+            tests_at_end=result.evaluation if built.verify is ctx.verify else None,
         )

@@ -47,7 +47,7 @@ from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, make_model
 from hillclimber.report.progress import LiveProgress
 from hillclimber.report.rundata import load_runs
-from hillclimber.report.tables import stats_table, task_matrix
+from hillclimber.report.tables import grades_table, stats_table, task_matrix
 from hillclimber.results import RunConfig, RunResult, read_trial
 from hillclimber.runner import Run
 from hillclimber.task import Environment, Task, TaskFormat
@@ -62,6 +62,9 @@ def _print_summary(summary: RunResult, run_dir: Path) -> None:
         f"{pass_at}; {reasons}",
         highlight=False,
     )
+    loaded = load_runs([run_dir])
+    if any(trial.grade is not None for run in loaded for trial in run.trials):
+        console.print(grades_table(loaded))
     console.print(f"results: {run_dir / 'result.json'}", highlight=False)
 
 
@@ -81,6 +84,7 @@ def _execute(run: Run, total: int, resume_id: str | None = None) -> RunResult:
 def _print_comparison(run_dir: Path) -> None:
     loaded = load_runs([run_dir])
     console.print(stats_table(loaded))
+    console.print(grades_table(loaded))
     console.print(task_matrix(loaded))
     console.print(f"results: {run_dir}", highlight=False)
 
@@ -283,6 +287,8 @@ def run(
     if not folder.is_dir():
         fail(f"--workdir {folder}: not a folder")
     setting = harness(preset_name, sets, max_turns)
+    if setting.tries.n > 1:
+        fail("tries.n: `run` works in your folder, and tries need a fresh workspace each")
     kind, _ = pick_sandbox(None, unsafe=unsafe)
     task = Task(
         id="run",
@@ -319,9 +325,12 @@ def _print_run(trial: Path, folder: Path) -> None:
         mark = "✗" if check["name"] in failing else "✓"
         kind = "" if check["goal"] else " (leave as is)"
         console.print(f"  {mark} {check['name']}{kind}", highlight=False, markup=False)
+    if result.tries is not None:
+        console.print(f"tries: {result.tries.why}", highlight=False, markup=False)
+    grade = f"; grade {result.grade.value}" if result.grade is not None else ""
     console.print(
         f"[bold]{result.exit_reason.value}[/] after {info.get('turns', '?')} turns "
-        f"({result.message}); feedback {result.feedback}",
+        f"({result.message}); feedback {result.feedback}{grade}",
         highlight=False,
     )
     console.print(f"worked on: {folder}", highlight=False)

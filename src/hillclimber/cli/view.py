@@ -11,7 +11,7 @@ import typer
 from hillclimber.cli.app import app, console, fail
 from hillclimber.errors import HillclimberError
 from hillclimber.report.rundata import load_runs
-from hillclimber.report.tables import stats_table, task_matrix
+from hillclimber.report.tables import grades_table, stats_table, task_matrix
 
 
 @app.command()
@@ -29,6 +29,7 @@ def show(
     except HillclimberError as err:
         fail(str(err))
     console.print(stats_table(runs))
+    console.print(grades_table(runs))
     console.print(task_matrix(runs))
     if task is None:
         return

@@ -19,6 +19,8 @@ from hillclimber.harness.acting.tools import TOOLS
 ALL_TOOLS = tuple(TOOLS)
 """Every tool's name, in the order they are declared (`tools.py`)."""
 COMMAND_TIMEOUT_SEC = 60.0
+TRY_SEED_STRIDE = 7919
+"""Seeds of successive tries lie this far apart, past the turn numbers a stuck turn adds."""
 
 
 class _Settings(BaseModel):
@@ -200,6 +202,23 @@ class Planning(_Settings):
     original, made before the first turn (`seeding.py`)."""
 
 
+class Tries(_Settings):
+    """Independent tries of the whole task in one trial: each from the same fresh start, in a
+    workspace of its own, sampled with a seed of its own; what each left is compared and the
+    answer most tries agree on is kept (`hillclimber/tries/`). The task's tests score only
+    the kept answer: one trial, one score."""
+
+    n: int = Field(default=1, ge=1, le=9)
+    """Tries at most. 1: the agent runs once, as without this."""
+    stop: Literal["agreement", "all"] = "agreement"
+    """agreement: stop as soon as two tries left the same answer and no check fails on it
+    (agreement then costs about two tries, not n); all: run every try."""
+    temperature: float = Field(default=0.5, gt=0, le=2)
+    """The temperature every try samples at (n > 1), each with its own seed: tries that could
+    not have differed prove nothing by agreeing. A stuck turn still asks at
+    `ask.retry_temperature` where that is warmer."""
+
+
 _IDLE_IN = {
     "conversation": ("previous_steps", "show_latest_output", "show_named_files"),
     "micro": ("trim_history", "token_display", "compact_at"),
@@ -207,7 +226,9 @@ _IDLE_IN = {
 """The view's settings each mode ignores: the conversation shows the history itself; a micro
 prompt is built anew each turn and never grows."""
 
-GROUPS = ("ask", "view", "completion", "climbing", "guards", "checks", "planning", "skills")
+GROUPS = (
+    "ask", "view", "completion", "climbing", "guards", "checks", "planning", "skills", "tries",
+)  # fmt: skip
 Feedback = Literal["tests", "self", "none"]
 
 
@@ -231,6 +252,7 @@ class HarnessConfig(_Settings):
     checks: Checks = Checks()
     planning: Planning = Planning()
     skills: SkillSettings = SkillSettings()
+    tries: Tries = Tries()
 
     @field_validator("tools")
     @classmethod
@@ -256,7 +278,22 @@ class HarnessConfig(_Settings):
             raise ValueError("guards.verify_between_writes needs the rule tool_sequence")
         if self.ask.code != "command" and not (self.climbing.computed or self.completion.agreement):
             raise ValueError("ask.code asks for no code without climbing.computed or agreement")
+        if self.tries.n == 1 and self.tries.model_dump() != Tries(n=1).model_dump():
+            raise ValueError("tries.stop and tries.temperature do nothing with tries.n = 1")
         return self
+
+    def for_try(self, index: int) -> HarnessConfig:
+        """The setting of try `index` (0-based) of several: sampled at `tries.temperature`
+        with a seed of its own (recorded with the try). One try: the setting as it is."""
+        if self.tries.n == 1:
+            return self
+        ask = self.ask.model_copy(
+            update={
+                "temperature": max(self.ask.temperature, self.tries.temperature),
+                "seed": self.ask.seed + TRY_SEED_STRIDE * index,
+            }
+        )
+        return self.model_copy(update={"ask": ask})
 
     def consults_checks(self) -> bool:
         """Whether the loop looks at checks at all (gated ends, verify_progress, auto-verify);

@@ -121,6 +121,10 @@ class ModelProfile:
         "context window",
     )
     """Lower-case substrings of an error message that mean the context was exceeded."""
+    samples: bool = True
+    """Whether answers are drawn with the request's temperature and seed, so two requests at
+    a temperature above zero could answer differently. A back end that replays or always
+    answers the same (the scripted model) does not: tries of it that agree prove nothing."""
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property

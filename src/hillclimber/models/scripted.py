@@ -39,22 +39,30 @@ RAISES: dict[str, type[ModelError]] = {
 class ScriptedModel:
     def __init__(self, answers: Iterable[Answer], profile: ModelProfile | None = None) -> None:
         self.answers = list(answers)
-        self.profile = profile or ModelProfile(name="scripted", context_window=4096)
+        self.profile = profile or ModelProfile(name="scripted", context_window=4096, samples=False)
         self.requests: list[CompletionRequest] = []
 
     @classmethod
     def from_file(cls, path: Path, profile: ModelProfile | None = None) -> ScriptedModel:
-        """A JSON list of answers, or JSON Lines with one answer each. An answer is a string,
-        {"text": ...}, or {"raise": KIND, "message": ...} with KIND one of RAISES."""
+        """A JSON list of answers, or JSON Lines with one answer each, or {"answers": [...],
+        "samples": true} for a script that stands for a model drawing its answers (whose tries
+        may count as independent). An answer is a string, {"text": ...}, or {"raise": KIND,
+        "message": ...} with KIND one of RAISES."""
         try:
             text = path.read_text()
         except OSError as err:
             raise HillclimberError(f"{path}: cannot read the answers ({err.strerror})") from err
+        samples = False
         try:
             data = json.loads(text)
+            if isinstance(data, dict) and isinstance(data.get("answers"), list):
+                samples = data.get("samples") is True
+                data = data["answers"]
             items = data if isinstance(data, list) else [data]
         except json.JSONDecodeError:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
+        if profile is None:
+            profile = ModelProfile(name="scripted", context_window=4096, samples=samples)
         return cls([_answer(item, path) for item in items], profile)
 
     @property

@@ -15,7 +15,15 @@ from typing import Any
 from hillclimber import __version__
 from hillclimber.report.plots import all_plots
 from hillclimber.report.rundata import RunData, Step, read_steps
-from hillclimber.report.tables import FAIL, PASS, STATS_COLUMNS, matrix_rows, stats_row
+from hillclimber.report.tables import (
+    FAIL,
+    GRADES_TITLE,
+    PASS,
+    STATS_COLUMNS,
+    grade_rows,
+    matrix_rows,
+    stats_row,
+)
 from hillclimber.report.trajview import call_text, verification_text
 from hillclimber.results import TrialResult, now
 
@@ -49,6 +57,8 @@ pre.answer { background: #eef5ff; } pre.bad { background: #fff0f0; }
 <p class="dim">$subtitle</p>
 <h2>Summary</h2>
 $summary
+<h2>$grades_title</h2>
+$grades
 <h2>Tasks</h2>
 $matrix
 <h2>Plots</h2>
@@ -153,6 +163,10 @@ def _step_html(step: Step, shown: dict[str, str]) -> str:
 def _info_line(trial: TrialResult) -> str:
     info = trial.agent_info
     parts = [f"exit {trial.exit_reason.value}", f"feedback {trial.feedback}"]
+    if trial.grade is not None:
+        parts.append(f"grade {trial.grade.value}")
+    if trial.tries is not None:
+        parts.append(f"tries: {trial.tries.why}")
     if trial.commit:
         parts.append(f"commit {trial.commit}")
     if trial.evaluation is not None:
@@ -214,6 +228,8 @@ def build_report(runs: Sequence[RunData], title: str = "hillclimber report") -> 
         title=escape(title),
         subtitle=escape(subtitle),
         summary=_table(STATS_COLUMNS, (stats_row(r, s) for r, s in zip(runs, stats, strict=True))),
+        grades_title=escape(GRADES_TITLE),
+        grades=_table(["grade", *(r.label for r in runs)], grade_rows(runs)),
         matrix=_table(["task", *(r.label for r in runs)], matrix_rows(runs), matrix=True),
         plots=plots,
         trials="".join(_run_html(run) for run in runs),

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, Field, ValidationError
 
 from hillclimber.errors import HillclimberError
+from hillclimber.grades import DONE, Grade
 from hillclimber.results import (
     ExitReason,
     RunConfig,
@@ -208,6 +209,18 @@ class RunStats:
     """Wall time from the first trial's start to the last one's end."""
     seconds_per_solved: float | None
     feedback: str
+    model_seconds: float | None = None
+    """Seconds the model spent answering, over every trial (and every try of each)."""
+    grades: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Per grade the harness gave (`grades.py`): trials, and how many of them the task's
+    tests failed."""
+
+    @property
+    def done_wrong(self) -> tuple[int, int]:
+        """Of the trials the harness called done (agreed, verified, plausible), how many the
+        tests failed, and how many there were."""
+        counts = [self.grades.get(g, (0, 0)) for g in DONE]
+        return sum(wrong for _, wrong in counts), sum(n for n, _ in counts)
 
     @classmethod
     def of(cls, run: RunData) -> RunStats:
@@ -242,7 +255,25 @@ class RunStats:
             elapsed_seconds=_elapsed(trials),
             seconds_per_solved=_per(seconds, solved),
             feedback=run.feedback(),
+            model_seconds=_seconds(trials, "model_seconds"),
+            grades=_grades(trials),
         )
+
+
+def _seconds(trials: list[TrialResult], key: str) -> float | None:
+    values = [t.agent_info[key] for t in trials if isinstance(t.agent_info.get(key), int | float)]
+    return float(sum(values)) if values else None
+
+
+def _grades(trials: list[TrialResult]) -> dict[str, tuple[int, int]]:
+    """Per grade, in the grades' order: trials, and how many of them the tests failed (trials
+    that ran the task's tests; a trial with no grade is not counted)."""
+    counts: dict[str, tuple[int, int]] = {}
+    for grade in Grade:
+        graded = [t for t in trials if t.grade is grade and t.evaluation is not None]
+        if graded:
+            counts[grade.value] = (len(graded), sum(not t.passed for t in graded))
+    return counts
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from rich.markup import escape
 from rich.table import Table
 
+from hillclimber.grades import Grade
 from hillclimber.report.rundata import RunData, RunStats
 
 DASH = "–"
@@ -26,6 +27,7 @@ STATS_COLUMNS = (
     "denials",
     "ctx shrinks",
     "trial time Σ",
+    "model time/task",
     "elapsed",
 )
 
@@ -69,8 +71,30 @@ def stats_row(run: RunData, stats: RunStats | None = None) -> list[str]:
         _number(s.denials),
         _number(s.context_shrinks),
         duration(s.trial_seconds) if s.trials else DASH,
+        duration(s.model_seconds / s.trials) if s.model_seconds is not None and s.trials else DASH,
         duration(s.elapsed_seconds),
     ]
+
+
+GRADES_TITLE = "the harness said → the tests said"
+
+
+def grade_rows(runs: Sequence[RunData]) -> list[list[str]]:
+    """A row per grade the harness gave (`grades.py`), with per run the trials of that grade
+    and how many the task's tests failed; then the grades that mean "done" together."""
+    stats = [run.stats() for run in runs]
+    rows = []
+    for grade in Grade:
+        if any(grade.value in s.grades for s in stats):
+            rows.append(
+                [grade.value, *(_graded(*s.grades.get(grade.value, (0, 0))) for s in stats)]
+            )
+    rows.append(["said done", *(_graded(s.done_wrong[1], s.done_wrong[0]) for s in stats)])
+    return rows
+
+
+def _graded(count: int, wrong: int) -> str:
+    return f"{count}, {wrong} wrong ({wrong / count:.0%})" if count else DASH
 
 
 def task_ids(runs: Sequence[RunData]) -> list[str]:
@@ -108,6 +132,17 @@ def stats_table(runs: Sequence[RunData]) -> Table:
     table.add_row("feedback", *(run.feedback() for run in runs))
     for index, name in enumerate(STATS_COLUMNS[1:], start=1):
         table.add_row(name, *(escape(row[index]) for row in rows))
+    return table
+
+
+def grades_table(runs: Sequence[RunData]) -> Table:
+    """How far each grade of the harness's own evidence held: per grade, trials and how many
+    the task's tests failed."""
+    table = Table("grade", *(escape(run.label) for run in runs), title=GRADES_TITLE)
+    for column in table.columns[1:]:
+        column.justify = "right"
+    for row in grade_rows(runs):
+        table.add_row(*(escape(cell) for cell in row))
     return table
 
 

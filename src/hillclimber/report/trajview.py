@@ -14,6 +14,7 @@ from rich.text import Text
 
 from hillclimber.report.rundata import RunData, Step, read_steps, shorten, tail
 from hillclimber.results import TrialResult
+from hillclimber.tries.choice import TriesRecord
 
 PROMPT_CHARS = 400
 OUTPUT_CHARS = 600
@@ -94,6 +95,20 @@ def _system_step(step: Step) -> list[RenderableType]:
     return [Text(step.role or "harness", style="bold"), *_outcome(step)]
 
 
+def tries_note(tries: TriesRecord) -> str:
+    """The tries of a trial in a few lines: each one's answer and checks, the groups, the
+    choice and why (the steps shown below are the kept try's)."""
+    lines = [f"tries: {tries.why}"]
+    for one in tries.tries:
+        kept = " (kept)" if one.index == tries.chosen else ""
+        checks = f", {one.checks}" if one.checks else ""
+        lines.append(
+            f"  try {one.index}{kept}: answer {one.answer or '–'}{checks}, {one.turns} turns,"
+            f" {one.loop_exit}, seed {one.seed} at temperature {one.temperature}"
+        )
+    return "\n".join(lines)
+
+
 def trial_view(run: RunData, trial: TrialResult) -> Group:
     title = f"{trial.trial} · {run.label} · {trial.exit_reason.value}"
     if trial.commit:  # which code ran it (a resumed run may hold trials of two commits)
@@ -101,6 +116,10 @@ def trial_view(run: RunData, trial: TrialResult) -> Group:
     parts: list[RenderableType] = [Rule(title), Text(trial.message or "", style="dim")]
     if trial.image is not None:  # which image the trial ran in, and what stood in for its base
         parts.append(Text(trial.image.note, style="dim"))
+    if trial.grade is not None:
+        parts.append(Text(f"grade: {trial.grade.value}", style="bold"))
+    if trial.tries is not None:
+        parts.append(Text(tries_note(trial.tries), style="dim"))
     doc = run.trajectory(trial)
     if doc is None:
         logs = sorted((run.trial_dir(trial) / "logs" / "agent").glob("*.log"))

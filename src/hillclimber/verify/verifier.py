@@ -56,6 +56,14 @@ class Evaluation(BaseModel):
     weak_total: int = 0
     """Of the checks, those that only show a file is there, parses or changed (the harness's
     own checks; the task's tests have none): passing, and in all."""
+    value_passing: int | None = None
+    """Of the checks, those passing that show the values right (the harness's own checks);
+    None: every check does (the task's tests)."""
+
+    @property
+    def values_shown(self) -> int:
+        """How many passing checks show the values right."""
+        return self.tests_passing if self.value_passing is None else self.value_passing
 
     @property
     def conclusive(self) -> bool:

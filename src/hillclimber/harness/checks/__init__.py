@@ -76,6 +76,7 @@ class AcceptanceChecks:
         strength = self.strength
         weak_pass = not failing and strength != "value"
         weak = [o.passed for c, o in results if c.strength == "weak"]
+        values = [o.passed for c, o in results if c.strength == "value" and c.goal]
         return Evaluation(
             passed=not failing,
             tests_passing=len(results) - len(failing),
@@ -87,6 +88,7 @@ class AcceptanceChecks:
             evidence=self.evidence() if weak_pass else "",
             weak_passing=sum(weak),
             weak_total=len(weak),
+            value_passing=sum(values),
         )
 
     def evidence(self, lines: int = 12, chars: int = 600) -> str:

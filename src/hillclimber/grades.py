@@ -1,0 +1,43 @@
+"""How much the harness's own evidence says a trial's answer is right, before the task's tests
+say it: one grade per trial, recorded with its result, so a user can see how far each grade
+is to be trusted (`show`, `report`: per grade, how often the tests agreed).
+
+- `agreed`: two or more independent tries left the same answer, and no check fails on it;
+- `verified`: a check that shows the values right passes (a stated value, an exact copy, a
+  stated output; or the task's own tests, with `feedback: tests`), and none fails;
+- `plausible`: every check passes, but they show only the form, or that something is there;
+- `unchecked`: nothing checked the answer (no usable checks, `feedback: none`, another agent);
+- `failed`: a check fails on the answer the trial ended with.
+
+The first three are the harness saying "done".
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+from hillclimber.verify.verifier import Evaluation
+
+
+class Grade(StrEnum):
+    AGREED = "agreed"
+    VERIFIED = "verified"
+    PLAUSIBLE = "plausible"
+    UNCHECKED = "unchecked"
+    FAILED = "failed"
+
+
+DONE = (Grade.AGREED, Grade.VERIFIED, Grade.PLAUSIBLE)
+"""The grades of a trial the harness calls done."""
+
+
+def grade(evaluation: Evaluation | None, *, agreed: bool = False) -> Grade:
+    """The grade of an answer: `evaluation` is the checks run on it after the agent stopped
+    (None: nothing to check with); `agreed`, whether independent tries left it too."""
+    if evaluation is not None and not evaluation.passed:
+        return Grade.FAILED
+    if agreed:
+        return Grade.AGREED
+    if evaluation is None:
+        return Grade.UNCHECKED
+    return Grade.VERIFIED if evaluation.conclusive else Grade.PLAUSIBLE

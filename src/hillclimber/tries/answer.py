@@ -1,0 +1,260 @@
+"""What a try left: its answer, read the same way from every try so that equal work compares
+equal.
+
+The answer is the output files the instruction names (those it does not name only to read or
+to leave alone); where none of them changed, every file the try created, changed or deleted in
+its working folder. Each file is normalised before it is compared: line endings, trailing
+spaces and blank lines at the end; JSON with its keys sorted and its numbers in one form.
+Where a file is a program (a script, an executable), its answer is what it does when run as
+the instruction shows (else with its interpreter): what it prints, its exit code and the
+named files it writes — its text only where it does nothing visible (a module of functions).
+
+Nothing here knows a task or a phrasing: it compares files and runs programs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import posixpath
+import re
+import shlex
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import ExitStack
+from dataclasses import dataclass
+from decimal import Decimal
+
+from hillclimber.harness.climbing.workspace import fits, kept_files, restored
+from hillclimber.harness.task_paths import TaskPaths
+from hillclimber.sandbox import OutsideSandbox, Sandbox
+from hillclimber.sandbox.base import FileInfo
+from hillclimber.sandbox.files import is_binary, read_bytes
+
+MAX_FILES = 5000
+"""Files looked at in a working folder; past it the rest is not compared."""
+MAX_BYTES = 16 << 20
+"""A larger file is compared by its size and its first bytes."""
+SKIPPED = (".git", "__pycache__", ".pytest_cache", "node_modules", ".mypy_cache", ".venv")
+"""Folders whose files are nobody's answer (caches, git's own objects, which hold times)."""
+RUN_TIMEOUT = 20.0
+MAX_PROGRAMS = 3
+_SCRIPTS = {".sh": "bash", ".bash": "bash", ".py": "python3", ".pl": "perl", ".rb": "ruby",
+            ".js": "node"}  # fmt: skip
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+_FENCE = re.compile(r"```[^\n]*\n(.*?)```", re.S)
+_INTERPRETERS = ("bash", "sh", "python", "python3", "perl", "ruby", "node")
+
+Files = dict[str, str]
+"""Sandbox path → sha256 of the file's bytes."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    parts: Mapping[str, str]
+    """What was compared → the digest of its normalised content (`absent` for no file; a
+    program's part is named `run: COMMAND`)."""
+
+    @property
+    def digest(self) -> str:
+        """One digest of every part; empty where there is nothing to compare."""
+        if not self.given:
+            return ""
+        joined = "\n".join(f"{name}\0{value}" for name, value in sorted(self.parts.items()))
+        return hashlib.sha256(joined.encode()).hexdigest()[:16]
+
+    @property
+    def given(self) -> bool:
+        """Whether the try left anything: an answer of absent files only is no answer (two
+        tries that did nothing do not agree on anything)."""
+        return any(value != ABSENT for value in self.parts.values())
+
+    def summary(self) -> str:
+        names = [posixpath.basename(name) if not name.startswith("run: ") else name
+                 for name in sorted(self.parts)]  # fmt: skip
+        return ", ".join(names) if names else "nothing"
+
+
+ABSENT = "absent"
+
+
+def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Files:
+    """The digest of every file in the working folder (caches and git's objects left out),
+    and of each of `outside` (the files the task names elsewhere)."""
+    found: Files = {}
+    try:
+        for path, info in walk_skipping(sandbox, workdir):
+            if info.kind == "file" and not info.link:
+                found[path] = _file_digest(sandbox, path, info.size)
+                if len(found) >= MAX_FILES:
+                    break
+    except (OSError, OutsideSandbox):
+        pass
+    for path in outside:
+        data = read_bytes(sandbox, path, limit=MAX_BYTES)
+        if data is not None:
+            found[path] = hashlib.sha256(data).hexdigest()
+    return found
+
+
+def walk_skipping(sandbox: Sandbox, root: str) -> Iterator[tuple[str, FileInfo]]:
+    """(path, info) of everything under `root`, depth first, not into the folders in
+    `SKIPPED` nor through links to folders."""
+    for name in sandbox.listdir(root):
+        if name in SKIPPED:
+            continue
+        path = posixpath.join(root, name)
+        info = sandbox.stat(path)
+        if info is None:
+            continue
+        yield path, info
+        if info.kind == "dir" and not info.link:
+            yield from walk_skipping(sandbox, path)
+
+
+def _file_digest(sandbox: Sandbox, path: str, size: int) -> str:
+    data = sandbox.read_file(path, limit=MAX_BYTES)
+    return hashlib.sha256(data + (str(size).encode() if size > MAX_BYTES else b"")).hexdigest()
+
+
+def read_answer(
+    sandbox: Sandbox, workdir: str, paths: TaskPaths, before: Files, instruction: str
+) -> Answer:
+    """The answer a try left in `sandbox`, against `before` (`files_now` at its start)."""
+    outside = [p for p in paths.named if not _inside(p, workdir)]
+    now = files_now(sandbox, workdir, outside)
+    changed = {p for p in set(before) | set(now) if before.get(p) != now.get(p)}
+    named = [p for p in paths.named if p not in paths.inputs and p not in paths.protected]
+    answer_files = _named_files(named, now, changed)
+    if not any(p in changed for p in answer_files):
+        answer_files = sorted(changed)
+    parts: dict[str, str] = {}
+    programs = 0
+    for path in answer_files:
+        data = read_bytes(sandbox, path, limit=MAX_BYTES) if path in now else None
+        if data is None:
+            parts[path] = ABSENT
+            continue
+        if programs < MAX_PROGRAMS and _is_program(sandbox, path, data):
+            programs += 1
+            command, behaviour = _behaviour(sandbox, workdir, path, instruction, named)
+            if behaviour is not None:
+                parts[f"run: {command}"] = behaviour
+                continue
+        parts[path] = _digest(normalised(data, path))
+    return Answer(parts)
+
+
+def _inside(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _named_files(named: list[str], now: Files, changed: set[str]) -> list[str]:
+    """The named paths as files: a named folder stands for the files in it that changed."""
+    files: list[str] = []
+    for path in named:
+        under = sorted(p for p in changed if _inside(p, path) and p != path)
+        files.extend(under if under else [path])
+    return list(dict.fromkeys(files))
+
+
+def normalised(data: bytes, path: str = "") -> bytes:
+    """The bytes two equal answers share: text with `\\n` line endings, no trailing spaces and
+    no blank lines at the end; JSON in one canonical form. Binary data as it is."""
+    if is_binary(data):
+        return data
+    text = data.decode("utf-8", "replace").replace("\r\n", "\n").replace("\r", "\n")
+    if path.endswith(".json") or text.lstrip()[:1] in ("{", "["):
+        canonical = _canonical_json(text)
+        if canonical is not None:
+            return canonical.encode()
+    lines = [line.rstrip() for line in text.split("\n")]
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join(lines).encode()
+
+
+def _canonical_json(text: str) -> str | None:
+    try:
+        value = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+    except ValueError:
+        return None
+    return _canon(value)
+
+
+def _canon(value: object) -> str:
+    """JSON with sorted keys and numbers in one form (`1`, `1.0` and `1e0` alike)."""
+    if isinstance(value, dict):
+        items = sorted((str(k), _canon(v)) for k, v in value.items())
+        return "{" + ",".join(f"{json.dumps(k)}:{v}" for k, v in items) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_canon(v) for v in value) + "]"
+    if isinstance(value, Decimal):
+        number = value.normalize()
+        return f"{number:f}" if number.is_finite() else str(number)
+    return json.dumps(value)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _is_program(sandbox: Sandbox, path: str, data: bytes) -> bool:
+    """A script (by its extension or `#!`) or an executable file."""
+    if posixpath.splitext(path)[1] in _SCRIPTS or data.startswith((b"#!", b"\x7fELF")):
+        return True
+    try:
+        result = sandbox.run(f"test -x {shlex.quote(path)}", timeout=10)
+    except OSError:
+        return False
+    return result.ok
+
+
+def how_to_run(path: str, instruction: str, workdir: str) -> str:
+    """The command the instruction shows for the program at `path` (a quoted line that calls
+    it, itself or through an interpreter), else its interpreter (or itself) with no
+    arguments."""
+    name = posixpath.basename(path)
+    quoted = [*_CODE_SPAN.findall(instruction)]
+    for block in _FENCE.findall(instruction):
+        quoted.extend(block.splitlines())
+    for line in quoted:
+        words = line.strip().removeprefix("$ ").split()
+        if not words:
+            continue
+        first = words[1] if posixpath.basename(words[0]) in _INTERPRETERS and len(words) > 1 else (
+            words[0])  # fmt: skip
+        if posixpath.basename(first) == name:
+            return " ".join(words)
+    runner = _SCRIPTS.get(posixpath.splitext(path)[1])
+    relative = posixpath.relpath(path, workdir) if _inside(path, workdir) else path
+    shown = relative if "/" in relative or runner else f"./{relative}"
+    return f"{runner} {shlex.quote(shown)}" if runner else shlex.quote(shown)
+
+
+def _behaviour(
+    sandbox: Sandbox, workdir: str, path: str, instruction: str, named: list[str]
+) -> tuple[str, str | None]:
+    """(command, digest of what running it did) — None where it did nothing visible: no
+    output, exit 0, no named file changed. The workspace and the named files are put back."""
+    command = how_to_run(path, instruction, workdir)
+    outside = [p for p in named if not _inside(p, workdir)]
+    with ExitStack() as stack:
+        if fits(sandbox, workdir):
+            stack.enter_context(restored(sandbox, workdir))
+        stack.enter_context(kept_files(sandbox, outside))
+        before = {p: read_bytes(sandbox, p) for p in named if p != path}
+        try:
+            result = sandbox.run(command, timeout=RUN_TIMEOUT, cwd=workdir)
+        except OSError:
+            return command, None
+        wrote = {p: read_bytes(sandbox, p) for p in before}
+    written = sorted(p for p in before if wrote[p] != before[p])
+    output = normalised(result.stdout.encode(), "")
+    if not output and result.exit_code == 0 and not written:
+        return command, None
+    seen = [output, f"exit {result.exit_code}".encode()]
+    for p in written:
+        data = wrote[p]
+        seen.append(p.encode() + b"\0" + (normalised(data, p) if data is not None else b""))
+    status = "timed out" if result.timed_out else ""
+    return command, _digest(b"\0\0".join(seen) + status.encode())

@@ -1,0 +1,136 @@
+"""What a try left, read so that equal work compares equal: named outputs, else every change;
+normalised text and JSON; programs compared by what they do."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hillclimber.harness.task_paths import TaskPaths
+from hillclimber.sandbox import Sandbox
+from hillclimber.tries.answer import (
+    Answer,
+    files_now,
+    how_to_run,
+    normalised,
+    read_answer,
+)
+
+from conftest import host_sandbox, isolated_sandbox
+
+
+def answer_of(sandbox: Sandbox, instruction: str, work: callable) -> Answer:  # type: ignore[valid-type]
+    paths = TaskPaths.read(instruction, sandbox, "/app")
+    before = files_now(sandbox, "/app")
+    work(sandbox)
+    return read_answer(sandbox, "/app", paths, before, instruction)
+
+
+def test_line_endings_trailing_space_and_blank_lines_do_not_make_answers_differ() -> None:
+    assert normalised(b"a \r\nb\t\r\n\n\n") == normalised(b"a\nb")
+    assert normalised(b"a\nb") != normalised(b"b\na")
+
+
+def test_json_compares_by_value_keys_in_any_order_numbers_in_any_form() -> None:
+    one = normalised(b'{"b": 1.0, "a": [1, 2.50]}', "x.json")
+    other = normalised(b'{\n  "a": [1.0, 2.5],\n  "b": 1\n}\n', "x.json")
+    assert one == other
+    assert normalised(b'{"a": "1"}', "x.json") != normalised(b'{"a": 1}', "x.json")
+
+
+def test_the_answer_is_the_named_output_file_not_other_changes(tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path / "one")
+    instruction = "Write the sum of the numbers in /app/in.txt to /app/out.txt"
+    sandbox.write_file("/app/in.txt", b"1\n2\n")
+
+    def work(box: Sandbox, scratch: bytes = b"") -> None:
+        box.write_file("/app/out.txt", b"3\n")
+        box.write_file("/app/notes.txt", scratch)
+
+    first = answer_of(sandbox, instruction, lambda box: work(box, b"tried awk"))
+    sandbox2, _ = host_sandbox(tmp_path / "two")
+    sandbox2.write_file("/app/in.txt", b"1\n2\n")
+    second = answer_of(sandbox2, instruction, lambda box: work(box, b"tried python"))
+    assert set(first.parts) == {"/app/out.txt"}
+    assert first.digest == second.digest and first.given
+
+
+def test_without_a_named_output_every_changed_file_is_the_answer(tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path)
+    sandbox.write_file("/app/keep.txt", b"same\n")
+    sandbox.write_file("/app/gone.txt", b"x\n")
+
+    def work(box: Sandbox) -> None:
+        box.write_file("/app/made.txt", b"new\n")
+        box.run("rm /app/gone.txt", timeout=10)
+
+    answer = answer_of(sandbox, "Tidy up the folder.", work)
+    assert set(answer.parts) == {"/app/made.txt", "/app/gone.txt"}
+    assert answer.parts["/app/gone.txt"] == "absent"
+
+
+def test_a_try_that_left_nothing_has_no_answer_to_agree_on(tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path)
+    answer = answer_of(sandbox, "Write the result to /app/out.txt", lambda box: None)
+    assert not answer.given and answer.digest == ""
+
+
+def test_git_objects_and_caches_are_nobodys_answer(tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path)
+
+    def work(box: Sandbox) -> None:
+        box.write_file("/app/.git/objects/ab/cdef", b"zlib")
+        box.write_file("/app/pkg/__pycache__/m.cpython-311.pyc", b"\0")
+        box.write_file("/app/pkg/m.py", b"x = 1\n")
+
+    answer = answer_of(sandbox, "Fix the package.", work)
+    assert set(answer.parts) == {"/app/pkg/m.py"}
+
+
+def test_a_script_is_compared_by_what_it_prints_not_its_text(tmp_path: Path) -> None:
+    instruction = "Write /app/greet.sh that prints `Hello from script!`."
+    answers = []
+    for index, text in enumerate(
+        (b"#!/bin/bash\necho 'Hello from script!'\n", b"printf 'Hello from script!\\n'\n")
+    ):
+        sandbox, _ = isolated_sandbox(tmp_path / str(index))
+        answers.append(
+            answer_of(sandbox, instruction, lambda box, t=text: box.write_file("/app/greet.sh", t))
+        )
+    assert answers[0].digest == answers[1].digest
+    assert list(answers[0].parts) == ["run: bash greet.sh"]
+
+
+def test_a_program_that_does_nothing_visible_is_compared_by_its_text(tmp_path: Path) -> None:
+    instruction = "Implement add(a, b) in /app/calc.py."
+    texts = (b"def add(a, b):\n    return a + b\n", b"def add(x, y):\n    return x + y\n")
+    answers = []
+    for index, text in enumerate(texts):
+        sandbox, _ = isolated_sandbox(tmp_path / str(index))
+        answers.append(
+            answer_of(sandbox, instruction, lambda box, t=text: box.write_file("/app/calc.py", t))
+        )
+    assert answers[0].digest != answers[1].digest
+    assert list(answers[0].parts) == ["/app/calc.py"]
+
+
+def test_running_a_program_leaves_the_workspace_as_it_was(tmp_path: Path) -> None:
+    sandbox, workspace = isolated_sandbox(tmp_path)
+    instruction = "Write /app/make.sh which writes 42 to /app/out.txt."
+
+    def work(box: Sandbox) -> None:
+        box.write_file("/app/make.sh", b"echo 42 > /app/out.txt\n")
+
+    answer = answer_of(sandbox, instruction, work)
+    assert "run: bash make.sh" in answer.parts
+    assert not (workspace / "out.txt").exists()
+
+
+def test_a_program_runs_as_the_instruction_shows() -> None:
+    instruction = "Fix /app/wordfreq.py so that `python3 /app/wordfreq.py data.txt` works."
+    assert (
+        how_to_run("/app/wordfreq.py", instruction, "/app") == "python3 /app/wordfreq.py data.txt"
+    )
+    shown = "Run it as:\n```\n$ ./tool --fast in.txt\n```\n"
+    assert how_to_run("/app/tool", shown, "/app") == "./tool --fast in.txt"
+    assert how_to_run("/app/tool", "Build /app/tool.", "/app") == "./tool"
+    assert how_to_run("/app/sub/run.py", "Write it.", "/app") == "python3 sub/run.py"

@@ -1,0 +1,98 @@
+"""Which answer a trial keeps: the majority, unless a check fails on it; ties by checks that show
+the values, then turns; stop once two agree; agreement counts only between independent tries."""
+
+from __future__ import annotations
+
+from hillclimber.grades import Grade, grade
+from hillclimber.tries.choice import TryRecord, choose, groups_of, settled
+from hillclimber.verify.verifier import Evaluation
+
+
+def tried(
+    index: int, answer: str, *, passed: bool | None = True, values: int = 0, turns: int = 5
+) -> TryRecord:
+    return TryRecord(
+        index=index,
+        seed=index,
+        temperature=0.5,
+        answer=answer,
+        checks_passed=passed,
+        value_passing=values,
+        turns=turns,
+    )
+
+
+def test_the_majority_is_kept() -> None:
+    record = choose(
+        [tried(1, "a"), tried(2, "b"), tried(3, "b", turns=9)],
+        planned=3,
+        stop="agreement",
+        independent=True,
+    )
+    assert record.groups == [[2, 3], [1]]
+    assert record.chosen == 2 and record.agreed
+    assert "2 of 3 tries left the same answer" in record.why
+
+
+def test_a_failing_check_outranks_numbers() -> None:
+    record = choose(
+        [tried(1, "a", passed=False), tried(2, "a", passed=False), tried(3, "b")],
+        planned=3,
+        stop="agreement",
+        independent=True,
+    )
+    assert record.chosen == 3 and not record.agreed
+
+
+def test_ties_go_to_more_value_checks_passing_then_fewer_turns() -> None:
+    by_values = choose(
+        [tried(1, "a", values=0), tried(2, "b", values=2)],
+        planned=2,
+        stop="all",
+        independent=True,
+    )
+    assert by_values.chosen == 2 and not by_values.agreed
+    by_turns = choose(
+        [tried(1, "a", turns=8), tried(2, "b", turns=3)], planned=2, stop="all", independent=True
+    )
+    assert by_turns.chosen == 2
+
+
+def test_within_the_kept_group_the_try_with_fewest_turns_is_kept() -> None:
+    record = choose(
+        [tried(1, "a", turns=9), tried(2, "a", turns=4)], planned=3, stop="all", independent=True
+    )
+    assert record.chosen == 2 and record.groups == [[1, 2]]
+
+
+def test_tries_that_left_nothing_never_agree() -> None:
+    tries = [tried(1, "", passed=None), tried(2, "", passed=None)]
+    assert [len(g) for g in groups_of(tries)] == [1, 1]
+    assert not settled(tries)
+    assert not choose(tries, planned=2, stop="agreement", independent=True).agreed
+
+
+def test_two_agreeing_without_a_failing_check_settle_it() -> None:
+    assert not settled([tried(1, "a")])
+    assert not settled([tried(1, "a"), tried(2, "b")])
+    assert settled([tried(1, "a"), tried(2, "b"), tried(3, "a")])
+    assert not settled([tried(1, "a", passed=False), tried(2, "a", passed=False)])
+    assert settled([tried(1, "a", passed=None), tried(2, "a", passed=None)])  # no checks
+
+
+def test_agreement_of_a_back_end_that_does_not_sample_counts_for_nothing() -> None:
+    record = choose([tried(1, "a"), tried(2, "a")], planned=3, stop="agreement", independent=False)
+    assert not record.agreed and "not independent" in record.why
+
+
+def evaluation(passed: bool, strength: str = "value") -> Evaluation:
+    return Evaluation(passed=passed, tests_passing=1, tests_total=1, strength=strength)  # type: ignore[arg-type]
+
+
+def test_grades() -> None:
+    assert grade(evaluation(False), agreed=True) is Grade.FAILED
+    assert grade(evaluation(True, "weak"), agreed=True) is Grade.AGREED
+    assert grade(None, agreed=True) is Grade.AGREED
+    assert grade(evaluation(True)) is Grade.VERIFIED
+    assert grade(evaluation(True, "form")) is Grade.PLAUSIBLE
+    assert grade(None) is Grade.UNCHECKED
