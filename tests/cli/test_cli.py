@@ -234,6 +234,8 @@ def test_run_works_on_the_folder_and_ends_on_its_own_checks(
     assert "acceptance checks made: 2" in result.stdout
     assert "/app/hello.txt has only the line 'Hello, world!'" in result.stdout
     assert f"{ends} after" in result.stdout and "completed" not in result.stdout
+    grade = "verified" if ends == "verified_self" else "failed"
+    assert result.stdout.strip().splitlines()[-1].endswith(f"feedback self; grade {grade}")
     assert (folder / "hello.txt").read_text() == content  # worked on where it stands
     assert (folder / "notes.md").read_text() == "mine\n"
     trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
@@ -253,3 +255,5 @@ def test_run_with_weak_checks_only_is_never_verified_self(tmp_path: Path) -> Non
     trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
     assert trial["agent_info"]["loop_exit"] == "confirmed"
     assert trial["exit_reason"] == "unverified" and "weak checks only" in trial["message"]
+    assert trial["grade"] == "plausible"
+    assert result.stdout.strip().splitlines()[-1].endswith("grade plausible")

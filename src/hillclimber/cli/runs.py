@@ -29,6 +29,7 @@ from hillclimber.cli.options import (
     SetOpt,
     SuiteOpt,
     TasksOpt,
+    TimeScaleOpt,
     UnsafeOpt,
     WindowOpt,
     concurrency,
@@ -117,7 +118,7 @@ def bench(
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
     drop_images: DropImagesOpt = False,
-    agent_timeout_multiplier: Annotated[float, typer.Option(min=0.01)] = 1.0,
+    agent_timeout_multiplier: TimeScaleOpt = 1.0,
     memory: Annotated[
         Path | None,
         typer.Option(
@@ -216,6 +217,7 @@ def compare(
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
     drop_images: DropImagesOpt = False,
+    agent_timeout_multiplier: TimeScaleOpt = 1.0,
 ) -> None:
     """Run several harness settings on the same tasks, model and seeds, side by side.
 
@@ -238,6 +240,7 @@ def compare(
         n_attempts=n_attempts,
         n_concurrent=concurrency(n_concurrent, model),
         suite_hints=data.hints,
+        agent_timeout_multiplier=agent_timeout_multiplier,
         unsafe=unsafe,
         images=images_here(sandbox),
         drop_images=drop_images,
@@ -325,13 +328,11 @@ def _print_run(trial: Path, folder: Path) -> None:
         mark = "✗" if check["name"] in failing else "✓"
         kind = "" if check["goal"] else " (leave as is)"
         console.print(f"  {mark} {check['name']}{kind}", highlight=False, markup=False)
-    if result.tries is not None:
-        console.print(f"tries: {result.tries.why}", highlight=False, markup=False)
+    console.print(f"worked on: {folder}", highlight=False)
+    console.print(f"trajectory: {trial / 'logs' / 'agent' / 'trajectory.json'}", highlight=False)
     grade = f"; grade {result.grade.value}" if result.grade is not None else ""
-    console.print(
+    console.print(  # last: what the harness's own evidence says of the work
         f"[bold]{result.exit_reason.value}[/] after {info.get('turns', '?')} turns "
         f"({result.message}); feedback {result.feedback}{grade}",
         highlight=False,
     )
-    console.print(f"worked on: {folder}", highlight=False)
-    console.print(f"trajectory: {trial / 'logs' / 'agent' / 'trajectory.json'}", highlight=False)
