@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from _trial import load_tasks, prepare
-
 from checks import trials_under
 
 from hillclimber.agents.base import AgentContext
