@@ -102,7 +102,7 @@ def test_a_script_is_compared_by_what_it_prints_not_its_text(tmp_path: Path) -> 
 
 def test_a_program_that_does_nothing_visible_is_compared_by_its_text(tmp_path: Path) -> None:
     instruction = "Implement add(a, b) in /app/calc.py."
-    texts = (b"def add(a, b):\n    return a + b\n", b"def add(x, y):\n    return x + y\n")
+    texts = (b"def add(a, b):\n    return a + b\n", b"import sys\nsys.exit('usage: calc.py N')\n")
     answers = []
     for index, text in enumerate(texts):
         sandbox, _ = isolated_sandbox(tmp_path / str(index))
