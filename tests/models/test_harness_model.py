@@ -93,6 +93,8 @@ def test_run_one_instruction_with_the_default_model(tmp_path: Path) -> None:
             "Create a file hello.txt whose only line is exactly:\n\nHello, world!",
             "--max-turns",
             "6",
+            "--runs-dir",
+            str(tmp_path / "records"),
         ],
         capture_output=True,
         text=True,
@@ -101,7 +103,7 @@ def test_run_one_instruction_with_the_default_model(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "acceptance checks made:" in result.stdout and "trajectory:" in result.stdout
-    assert "/app/hello.txt has only the line 'Hello, world!'" in result.stdout
-    trial = json.loads(next(tmp_path.glob("runs/run__*/run.1/result.json")).read_text())
+    assert f"{tmp_path}/hello.txt has only the line 'Hello, world!'" in result.stdout
+    trial = json.loads(next(tmp_path.glob("records/run__*/run.1/result.json")).read_text())
     assert trial["exit_reason"] in ("verified_self", "unverified")
     assert trial["exit_reason"] != "verified_self" or (tmp_path / "hello.txt").is_file()
