@@ -2,7 +2,7 @@
 
     python benchmarks/rules.py --home mini --home ../shared/termigen-dev \
         --away ../shared/termigen-val --away ../shared/tb2 [--run runs/<id> ...] [--save F]
-    python benchmarks/rules.py --load F [--run runs/<id> ...]
+    python benchmarks/rules.py --load F [--also G ...] [--run runs/<id> ...]
 
 Every check records the rule that made it (`finder.Kind`, `harness/checks/base.made_by`).
 Each task of each source is set up as a trial would be (in its image where it needs one; a
@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import subprocess
 import tempfile
 import time
 from collections import Counter, defaultdict
@@ -38,6 +39,8 @@ from hillclimber.agents.base import AgentContext
 from hillclimber.agents.oracle import OracleAgent
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.checks import build_checks
+from hillclimber.image import find_engine, needs_image
+from hillclimber.image.build import task_slug
 from hillclimber.sandbox import SandboxKind, pick_sandbox_kind
 from hillclimber.task import Task
 
@@ -75,12 +78,19 @@ def measure(task: Task, root: Path, kind: SandboxKind) -> Fired:
     return fired
 
 
-def measure_source(source: str, kind: SandboxKind, *, away: bool) -> dict[str, Fired | None]:
-    """Per task of `source`, what fired (None: it could not be set up here). Tasks away from
+def measure_source(
+    source: str, kind: SandboxKind, *, away: bool, built_only: bool = False
+) -> dict[str, Fired | None]:
+    """Per task of `source`, what fired (None: it could not be set up here; with
+    `built_only`, a task whose image is not built yet is not built for this). Tasks away from
     home are measured the same way and never printed one by one."""
     dataset, tasks = load_tasks(source, None if source == "mini" else source, None)
     found: dict[str, Fired | None] = {}
+    built = _built_images() if built_only else set()
     for task in tasks:
+        if built_only and needs_image(task) and task_slug(task.id) not in built:
+            found[task.id] = None
+            continue
         with tempfile.TemporaryDirectory(prefix="hc-bench-rules-") as tmp:
             try:
                 found[task.id] = measure(task, Path(tmp), kind)
@@ -91,6 +101,17 @@ def measure_source(source: str, kind: SandboxKind, *, away: bool) -> dict[str, F
             print(f"  {task.id}: {', '.join(rules.rules) if rules else 'not set up here'}")
     print(f"{dataset.name}: {sum(v is not None for v in found.values())}/{len(tasks)} measured")
     return found
+
+
+def _built_images() -> set[str]:
+    """The task slugs that have an image here (any version of it)."""
+    engine = find_engine()
+    if isinstance(engine, str):
+        return set()
+    listed = subprocess.run(
+        ["podman", "images", "--format", "{{.Repository}}"], capture_output=True, text=True
+    ).stdout.split()
+    return {name.rsplit("/task-", 1)[1] for name in listed if "/task-" in name}
 
 
 @dataclass
@@ -126,6 +147,15 @@ class Tally:
             }
             for rule in rules
         }
+
+    def merge(self, other: Tally) -> None:
+        """Add the counts of sources measured apart (home in one run, away in another)."""
+        self.home += other.home
+        self.away += other.away
+        self.sound += other.sound
+        self.judged += other.judged
+        for rule, tasks in other.where.items():
+            self.where[rule] = [*self.where.get(rule, []), *tasks]
 
     @classmethod
     def loaded(cls, data: dict[str, dict[str, object]]) -> Tally:
@@ -181,7 +211,16 @@ def main() -> None:
     parser.add_argument("--away", action="append", default=[], help="counted only")
     parser.add_argument("--run", type=Path, action="append", default=[])
     parser.add_argument("--save", type=Path, help="write the counts per rule here")
+    parser.add_argument(
+        "--also", type=Path, action="append", default=[], help="counts saved by another run"
+    )
     parser.add_argument("--load", type=Path, help="counts saved before, instead of measuring")
+    parser.add_argument(
+        "--built-only",
+        action="store_true",
+        help="build no image: a task needing one not built "
+        "yet is not measured (a collection larger than the disk)",
+    )
     args = parser.parse_args()
     if args.load:
         tally = Tally.loaded(json.loads(args.load.read_text()))
@@ -190,11 +229,15 @@ def main() -> None:
         tally = Tally()
         for source in [*args.home, *args.away]:
             away = source in args.away
-            for task, fired in measure_source(source, kind, away=away).items():
+            measured = measure_source(source, kind, away=away, built_only=args.built_only)
+            for task, fired in measured.items():
                 if fired is not None:
                     tally.add(task, fired, away=away)
         if args.save:
             args.save.write_text(json.dumps(tally.saved(), indent=1) + "\n")
+    if args.also:
+        for more in args.also:
+            tally.merge(Tally.loaded(json.loads(more.read_text())))
     report(tally, precision(args.run))
 
 
