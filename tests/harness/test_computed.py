@@ -27,7 +27,9 @@ from hillclimber.task import Task, TaskFormat
 
 from conftest import host_sandbox
 
-COUNT = "Write the number of lines in /app/data.txt to /app/count.txt."
+COUNT = "Write the number of lines in /app/data.txt to /app/count.txt, containing exactly `3`."
+"""A value check to climb on (stated here: the rules that worked a count out from the input
+knew one task, and are gone)."""
 WRONG = json.dumps({"name": "write_file", "arguments": {"path": "/app/count.txt", "content": "9"}})
 
 

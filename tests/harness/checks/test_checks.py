@@ -15,7 +15,6 @@ from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import CheckContext
-from hillclimber.harness.checks.commits import FileCommitted
 from hillclimber.harness.checks.copies import FileNotACopy
 from hillclimber.harness.checks.kinds import CommandSucceeds, FileExists, FileHasText
 from hillclimber.harness.checks.propose import ModelProposer
@@ -23,7 +22,8 @@ from hillclimber.harness.checks.stand_ins import COUNTING
 from hillclimber.harness.presets import preset
 from hillclimber.models import ModelProfile, ScriptedModel
 from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
-from hillclimber.task import Task, TaskFormat
+from hillclimber.task import Task, TaskFormat, Verification, VerificationKind
+from hillclimber.verify.verifier import Evaluation, verify
 
 from conftest import host_sandbox, isolated_sandbox, require_sandbox
 
@@ -53,14 +53,10 @@ def test_a_file_to_create_and_the_line_it_must_hold(tmp_path: Path) -> None:
     ]
 
 
-def test_a_copy_and_a_file_to_leave_alone(tmp_path: Path) -> None:
+def test_a_file_to_make_and_a_file_to_leave_alone(tmp_path: Path) -> None:
     instruction = "Copy the file /app/a.txt to /app/b.txt exactly. Do not change /app/a.txt."
     found = names(instruction, {"a.txt": "one\ttwo \n"}, tmp_path)
-    assert found == [
-        "/app/a.txt is left as it was",
-        "/app/b.txt exists and is not empty",
-        "/app/b.txt is an exact copy of /app/a.txt",
-    ]
+    assert found == ["/app/a.txt is left as it was", "/app/b.txt exists and is not empty"]
 
 
 @pytest.mark.parametrize(
@@ -460,27 +456,6 @@ def test_no_copy_check_where_a_copy_may_be_the_answer(instruction: str, tmp_path
     assert not [name for name in found if "copy of an input" in name]
 
 
-@pytest.mark.parametrize(
-    ("instruction", "right"),
-    [
-        ("Plot the weights as a heatmap and save it to /app/heat.png.", b"\x89PNG\r\n\x1a\n..."),
-        ("Generate the report as a PDF file at `/app/out/report.pdf`.", b"%PDF-1.7\n"),
-        ("Pack the logs into /app/logs.tar.gz", b"\x1f\x8b\x08\x00"),
-    ],
-)
-def test_a_binary_file_to_make_starts_as_its_format_does(
-    instruction: str, right: bytes, tmp_path: Path
-) -> None:
-    sandbox, root = host_sandbox(tmp_path)
-    check, built = the_check("FileIsFormat", instruction, sandbox)
-    target = root / check.path.removeprefix("/app/")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("cat weights.json\npython plot.py\n")  # a plan, written to the file
-    assert not check.run(built.context).passed
-    target.write_bytes(right)
-    assert check.run(built.context).passed
-
-
 def test_a_change_from_one_value_to_another(tmp_path: Path) -> None:
     files = {"app.ini": "[server]\nport = 8080\n", "notes.md": "nothing here\n"}
     instruction = "The server in /app/app.ini listens on 8080. Change the port from 8080 to 9090."
@@ -518,35 +493,7 @@ def test_a_change_where_nothing_else_may_change(tmp_path: Path) -> None:
         assert evaluation.passed is passes and why in evaluation.digest, text
 
 
-def test_a_line_to_append_to_the_file_the_sentence_before_named(tmp_path: Path) -> None:
-    instruction = "/app/log.txt is a log. Append a line containing exactly `[DONE]` at the end."
-    found = names(instruction, {"log.txt": "a\nb\n"}, tmp_path)
-    assert found == [
-        "/app/log.txt is changed",
-        "/app/log.txt keeps every line it had",
-        "/app/log.txt is what it was with '[DONE]' appended",
-        "/app/log.txt has the line '[DONE]'",
-    ]
-
-
-def test_an_append_that_loses_a_line_fails_its_checks(tmp_path: Path) -> None:
-    # seen: the 0.5B's edit_file turned a log line into `[DONE]`, and "changed" plus "has the
-    # line" both passed
-    sandbox, root = host_sandbox(tmp_path)
-    (root / "log.txt").write_text("start\nbatch 1\nbatch 2\n")
-    built = build_checks("/app/log.txt is a log. Append a line `[DONE]` at the end.", sandbox)
-    attempts = {
-        "start\nbatch 1\nbatch 2\n[DONE]\n": (True, ""),
-        "start\n[DONE]\nbatch 2\n": (False, "lost the line 'batch 1'"),
-        "[DONE]\nstart\nbatch 1\nbatch 2\n": (False, "not all kept as they were"),  # appended
-    }
-    for text, (passes, why) in attempts.items():
-        (root / "log.txt").write_text(text)
-        evaluation = built.evaluate()
-        assert evaluation.passed is passes and why in evaluation.digest, text
-
-
-def test_formats_numbers_scripts_and_commands(tmp_path: Path) -> None:
+def test_formats_and_commands(tmp_path: Path) -> None:
     instruction = (
         "Write the rows of /app/data.csv to /app/out.json as a JSON array. "
         "Write only the number of rows to /app/count.txt. "
@@ -556,8 +503,6 @@ def test_formats_numbers_scripts_and_commands(tmp_path: Path) -> None:
     files = {"data.csv": "a,b\n1,2\n", "check.py": "import sys\nsys.exit(1)\n"}
     found = names(instruction, files, tmp_path)
     assert "/app/out.json is valid JSON" in found
-    assert "/app/count.txt holds a number" in found
-    assert "`bash /app/hi.sh` succeeds and prints 'hi'" in found
     assert "`python3 /app/check.py` succeeds" in found
     assert "/app/data.csv is left as it was" in found
 
@@ -781,23 +726,6 @@ def test_a_proposed_check_is_asked_once_kept_and_climbed_on(tmp_path: Path) -> N
     assert trajectory["steps"][1]["extra"]["role"] == "checks"  # the proposal is a step too
 
 
-def test_a_commit_message_in_a_repository_the_instruction_names(tmp_path: Path) -> None:
-    sandbox, root = isolated_sandbox(tmp_path)
-    repo = root / "repo"
-    repo.mkdir()
-    git = "git -c user.email=a@b -c user.name=a"
-    setup = f"git init -q -b main && {git} commit -q --allow-empty -m first"
-    assert sandbox.run(setup, timeout=30, cwd="/app/repo").ok
-    instruction = "/app/repo is a git repository. Commit a file in it with the message `Add it`."
-    built = build_checks(instruction, sandbox)
-    assert [c.name for c in built.checks] == [
-        "`git -C /app/repo log -1 --format=%s` succeeds and prints 'Add it'"
-    ]
-    commit = f"{git} commit -q --allow-empty -m 'Add it'"
-    assert sandbox.run(commit, timeout=30, cwd="/app/repo").ok
-    assert built.evaluate().passed
-
-
 COMMIT = (
     "/app/repo is a git repository. Add a file `notes.txt` to it (that is, "
     "/app/repo/notes.txt) holding `hi`, and commit it with the message `Add notes`."
@@ -823,15 +751,31 @@ def run(command: str) -> str:
     return json.dumps({"name": "run_command", "arguments": {"command": command}})
 
 
+COMMITTED = (
+    'cd /app/repo && test -z "$(git status --porcelain)" && '
+    "test \"$(git log -1 --format=%s)\" = 'Add notes'"
+)
+
+
 def commit_task(
     tmp_path: Path, sandbox: Sandbox, answers: list[str], **settings: object
 ) -> AgentOutcome:
-    """The commit task in `sandbox`, by the climber (self checks) with `answers`."""
-    config = preset("climber", probe_commands=False, propose=False, candidates=2, **settings)
+    """The commit task in `sandbox`, by the climber with `answers`, climbing on the task's own
+    test that the notes are committed (no rule of ours reads a commit from an instruction)."""
+    config = preset("climber", probe_commands=False, candidates=2, feedback="tests", **settings)
     log_dir = tmp_path / "log"
     log_dir.mkdir()
-    task = Task(id="commit", instruction=COMMIT, format=TaskFormat.INLINE)
-    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir)
+    task = Task(
+        id="commit",
+        instruction=COMMIT,
+        format=TaskFormat.MANIFEST,
+        verification=Verification(kind=VerificationKind.CUSTOM, command=COMMITTED),
+    )
+
+    def tests() -> Evaluation:
+        return verify(task, sandbox, tmp_path / "verify")
+
+    ctx = AgentContext(task, sandbox, time.monotonic() + 60, log_dir, verify=tests)
     return HarnessAgent(ScriptedModel(answers, ModelProfile("s", 4096)), config).run(ctx)
 
 
@@ -854,7 +798,7 @@ def test_commands_meant_for_the_repository_the_task_names_are_run_there(tmp_path
         run("git commit -m 'Add notes'"),  # its reading in /app/repo passes: nothing more asked
     ]
     outcome = commit_task(tmp_path, sandbox, answers, planner=False)
-    assert outcome.info["loop_exit"] == "verified" and outcome.self_checked
+    assert outcome.info["loop_exit"] == "verified"
     assert outcome.info["readings"] >= 2
     assert commits(sandbox) == ["Add", "notes", "first"]
 
@@ -913,60 +857,3 @@ def test_a_block_not_in_the_file_says_where_it_differs() -> None:
         "line 3 is '- most tests pass' where it should be '- all tests pass'"
     )
     assert check.judge("intro\n").detail == "no line is exactly '## Done'"
-
-
-def test_a_file_made_for_a_commit_must_be_committed_as_it_is_now(tmp_path: Path) -> None:
-    """mini-34: the 0.5B committed its file, fixed a line of it, and stopped there."""
-    sandbox = git_repository(tmp_path)
-    built = build_checks(COMMIT, sandbox)
-    [committed] = [c for c in built.checks if isinstance(c, FileCommitted)]
-    assert committed.name == "/app/repo/notes.txt is committed as it is now"
-    context = CheckContext(sandbox, {})
-    assert committed.run(context).detail == "no such file"
-    assert sandbox.run("echo hi > notes.txt", timeout=30, cwd="/app/repo").ok
-    assert committed.run(context).detail == "git status shows '?? notes.txt'"
-    assert sandbox.run("git add notes.txt && git commit -qm 'Add notes'", timeout=30,
-                       cwd="/app/repo").ok  # fmt: skip
-    assert committed.run(context).passed and built.evaluate().passed
-    assert sandbox.run("echo more >> notes.txt", timeout=30, cwd="/app/repo").ok
-    assert committed.run(context).detail == "git status shows 'M notes.txt'"
-    assert not built.evaluate().passed
-
-
-@pytest.mark.parametrize(
-    "instruction",
-    [
-        # no commit asked for
-        "/app/repo is a git repository. Add a file /app/repo/notes.txt holding `hi`.",
-        # a commit, but of no file the work makes (the one named is only read)
-        "/app/repo is a git repository. Commit with the message `Empty`; /app/repo/README "
-        "says how.",
-        # a commit forbidden, or spoken of as a thing
-        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi`. Do not commit it.",
-        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi` without committing.",
-        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi`. The last commit "
-        "must stay as it is.",
-    ],
-)
-def test_no_committed_check_where_no_file_is_to_be_committed(
-    instruction: str, tmp_path: Path
-) -> None:
-    sandbox = git_repository(tmp_path)
-    assert sandbox.run("echo how > README", timeout=30, cwd="/app/repo").ok
-    assert not [
-        c for c in build_checks(instruction, sandbox).checks if isinstance(c, FileCommitted)
-    ]
-
-
-@pytest.mark.parametrize(
-    "instruction",
-    [
-        COMMIT,
-        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi` and commit it.",
-        "/app/repo is a git repository. Add /app/repo/notes.txt holding `hi`. Commit the change.",
-    ],
-)
-def test_a_commit_asked_for_in_several_ways(instruction: str, tmp_path: Path) -> None:
-    sandbox = git_repository(tmp_path)
-    checks = build_checks(instruction, sandbox).checks
-    assert [c.path for c in checks if isinstance(c, FileCommitted)] == ["/app/repo/notes.txt"]

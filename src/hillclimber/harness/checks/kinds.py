@@ -1,6 +1,6 @@
-"""The kinds of acceptance checks: what a file must be (there, changed, left alone, a copy of
-an input, holding a text or a number, parsing as a format) and a command that must succeed.
-That a new file is *not* a copy of what the task gave is `copies.py`."""
+"""The kinds of acceptance checks: what a file must be (there, changed, left alone, holding a
+text, parsing as a format, executable) and a command that must succeed. That a new file is
+*not* a copy of what the task gave is `copies.py`."""
 
 from __future__ import annotations
 
@@ -109,23 +109,6 @@ class FileUnchanged(FileCheck):
     def run(self, ctx: CheckContext) -> Outcome:
         now = digest(read_bytes(ctx.sandbox, self.path))
         return Outcome(now == ctx.start.get(self.path), "it was changed")
-
-
-@dataclass(frozen=True)
-class FileEquals(FileCheck):
-    """The file holds exactly what `source` held at the start (a copy)."""
-
-    strength: ClassVar[Strength] = "value"
-
-    source: str
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} is an exact copy of {self.source}"
-
-    def run(self, ctx: CheckContext) -> Outcome:
-        now = digest(read_bytes(ctx.sandbox, self.path))
-        return Outcome(now is not None and now == ctx.start.get(self.source), "not the same")
 
 
 def holds(text: str, value: str) -> bool:
@@ -258,57 +241,6 @@ _PARSERS: dict[str, Callable[[str], object]] = {
     "csv": _csv,
     "yaml": _yaml,
 }
-
-
-MAGIC: dict[str, tuple[str, tuple[bytes, ...]]] = {
-    ".png": ("PNG", (b"\x89PNG\r\n\x1a\n",)),
-    ".jpg": ("JPEG", (b"\xff\xd8\xff",)),
-    ".jpeg": ("JPEG", (b"\xff\xd8\xff",)),
-    ".gif": ("GIF", (b"GIF87a", b"GIF89a")),
-    ".pdf": ("PDF", (b"%PDF-",)),
-    ".zip": ("ZIP", (b"PK\x03\x04", b"PK\x05\x06")),
-    ".gz": ("gzip", (b"\x1f\x8b",)),
-    ".tgz": ("gzip", (b"\x1f\x8b",)),
-    ".sqlite": ("SQLite", (b"SQLite format 3\x00",)),
-    ".sqlite3": ("SQLite", (b"SQLite format 3\x00",)),
-}
-"""Binary formats by a file name's extension: their name, and the bytes a file of them
-starts with."""
-
-
-@dataclass(frozen=True)
-class FileIsFormat(FileCheck):
-    """A file of a binary format (an image, an archive) starts as that format does: text
-    written to `plot.png` is no image."""
-
-    @property
-    def name(self) -> str:
-        return f"{self.path} is a {self._format[0]} file"
-
-    @property
-    def _format(self) -> tuple[str, tuple[bytes, ...]]:
-        return MAGIC[posixpath.splitext(self.path)[1].lower()]
-
-    def run(self, ctx: CheckContext) -> Outcome:
-        head = read_bytes(ctx.sandbox, self.path, limit=16)
-        if head is None:
-            return Outcome(False, "no such file")
-        kind, starts = self._format
-        return Outcome(head.startswith(starts), f"it does not start as a {kind} file does")
-
-
-@dataclass(frozen=True)
-class FileHoldsNumber(TextCheck):
-    @property
-    def name(self) -> str:
-        return f"{self.path} holds a number"
-
-    def judge(self, text: str) -> Outcome:
-        try:
-            float(text.strip().replace(",", ""))
-        except ValueError:
-            return Outcome(False, f"it holds {text.strip()[:40]!r}")
-        return Outcome(True)
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,6 @@
-"""Checks read from what the instruction says the result is, however it is worded: each rule on
-several phrasings, and a table of instructions where no rule may fire."""
+"""Checks read from what the instruction says of commands and scripts: a script it calls
+executable, on several phrasings; a table of instructions where no such check may fire; a
+quoted place that is no command; words around "to" that are no change of value."""
 
 from __future__ import annotations
 
@@ -21,61 +22,6 @@ def checks(instruction: str, tmp_path: Path, files: dict[str, str] | None = None
         (workspace / name).write_text(text)
     built = build_checks(instruction, sandbox)
     return [check.name for check in built.checks if check.strength == "value"]
-
-
-@pytest.mark.parametrize(
-    ("instruction", "expected"),
-    [
-        (
-            "Count the words in /app/doc.txt. Write only the number to /app/count.txt.",
-            "/app/count.txt holds only 6",
-        ),
-        (
-            "How many words does /app/doc.txt contain? Save just the number in /app/n.txt.",
-            "/app/n.txt holds only 6",
-        ),
-        (
-            "Write the number of lines in /app/doc.txt to /app/lines.txt.",
-            "/app/lines.txt holds only 4",
-        ),
-        (
-            "How many lines are there in `doc.txt`? Put the answer into /app/answer.txt.",
-            "/app/answer.txt holds only 4",
-        ),
-        (
-            "Find the number of bytes of /app/doc.txt and store the result in /app/size.txt.",
-            "/app/size.txt holds only 30",
-        ),
-    ],
-)
-def test_a_count_of_an_input_file_is_worked_out_from_the_input(
-    instruction: str, expected: str, tmp_path: Path
-) -> None:
-    assert expected in checks(instruction, tmp_path)
-
-
-@pytest.mark.parametrize(
-    ("instruction", "expected"),
-    [
-        (
-            "Write a script /app/greet.sh that greets its argument. For example, "
-            "`bash /app/greet.sh Ann` prints `Hello, Ann!`.",
-            "`bash /app/greet.sh Ann` succeeds and prints 'Hello, Ann!'",
-        ),
-        (
-            "Create /app/calc.py. Running it as `python3 /app/calc.py 2 3` should print `5`.",
-            "`python3 /app/calc.py 2 3` succeeds and prints '5'",
-        ),
-        (
-            "Write /app/up.sh so that `sh /app/up.sh abc` outputs `ABC` and nothing else.",
-            "`sh /app/up.sh abc` succeeds and prints 'ABC'",
-        ),
-    ],
-)
-def test_a_command_given_as_an_example_must_print_its_stated_output(
-    instruction: str, expected: str, tmp_path: Path
-) -> None:
-    assert expected in checks(instruction, tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -133,7 +79,7 @@ def test_a_script_called_executable_must_be_executable(instruction: str, tmp_pat
         "executable, it crashes.",
     ],
 )
-def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: Path) -> None:
+def test_no_rule_fires_where_it_should_not(instruction: str, tmp_path: Path) -> None:
     sandbox, workspace = host_sandbox(tmp_path)
     (workspace / "doc.txt").write_text(DOCUMENT)
     built = build_checks(instruction, sandbox)
@@ -142,67 +88,7 @@ def test_no_meaning_rule_fires_where_it_should_not(instruction: str, tmp_path: P
     assert fired == []
 
 
-PEOPLE = 'id,name,city\n1,Ann,"Oslo, NO"\n2,Bo,Rome\n'
-
-
-@pytest.mark.parametrize(
-    "instruction",
-    [
-        "Convert /app/people.csv to /app/people.json: a JSON array with one object per data row, "
-        "the header's column names as keys.",
-        "Write /app/people.json, a list of objects, one for each row of /app/people.csv; the "
-        "field names come from the header.",
-        "Turn `people.csv` into JSON at /app/people.json. Use one object per row and use the "
-        "header's names as the keys.",
-    ],
-)
-def test_a_table_turned_into_json_objects_has_its_rows_and_header_keys(
-    instruction: str, tmp_path: Path
-) -> None:
-    found = checks(instruction, tmp_path, {"people.csv": PEOPLE})
-    assert "/app/people.json is a JSON array of 2 objects with keys id, name, city" in found
-
-
 FOLDER = {"a.txt": "", "b/c.txt": "", ".hidden": ""}
-
-
-@pytest.mark.parametrize(
-    "instruction",
-    [
-        "List the contents of the directory /app into /app/listing.txt, one name per line, "
-        "leaving out hidden entries.",
-        "Write the names of the files in /app to /app/names.txt, one name per line. "
-        "List the entries of /app only, not hidden ones.",
-        "list the files and folders in /app into /app/out.txt, one entry on each line "
-        "(no hidden files).",
-    ],
-)
-def test_a_listing_of_a_folder_holds_its_entries(instruction: str, tmp_path: Path) -> None:
-    found = checks(instruction, tmp_path, FOLDER)
-    assert any(name.endswith("lists the 2 names, one per line") for name in found), found
-
-
-@pytest.mark.parametrize(
-    ("instruction", "files"),
-    [
-        # the objects' keys are not the header's
-        ("Convert /app/people.csv to /app/people.json, one object per row with keys `who` and "
-         "`where`.", {"people.csv": PEOPLE}),
-        # not one object per row
-        ("Convert /app/people.csv to /app/people.json grouped by city, with the header's "
-         "names as keys.", {"people.csv": PEOPLE}),
-        # a listing of everything below, or of hidden files in a way not read
-        ("List the contents of /app recursively into /app/all.txt, one name per line.", FOLDER),
-        ("List the files in /app into /app/l.txt, one name per line, as `ls -a` does.", FOLDER),
-        # a listing without one name per line
-        ("List the contents of /app into /app/l.txt as a JSON array.", FOLDER),
-    ],
-)  # fmt: skip
-def test_no_table_or_listing_rule_fires_where_it_should_not(
-    instruction: str, files: dict[str, str], tmp_path: Path
-) -> None:
-    found = checks(instruction, tmp_path, files)
-    assert not [name for name in found if "JSON array of" in name or " lists the " in name]
 
 
 @pytest.mark.parametrize(
