@@ -18,6 +18,11 @@ solution, it runs and each rule's checks run again. Per rule:
 The last lines name the rules that fired on one task only of every instruction measured: a
 rule that knows one task is a phrasing rule, not a mechanism (issue: rules must prove
 themselves away from home).
+
+`benchmarks/data/rule-fires-d2c835f.json` holds the counts that decided the removal of 14 rules
+(measured at d2c835f on 252 tasks: the built-in suite 19/19 and the dev split 155/157 at home;
+the validation split 39/40 and TB2 39/89, those that set up without building an image or had
+one built, away): `python benchmarks/rules.py --load benchmarks/data/rule-fires-d2c835f.json`.
 """
 
 from __future__ import annotations
