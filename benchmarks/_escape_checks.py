@@ -356,14 +356,28 @@ def file_texts(root: Path, limit: int = 1 << 22) -> Iterator[bytes]:
 # -- processes --------------------------------------------------------------------------------
 
 
-def lingering(mark: str, workspace: Path) -> list[str]:
-    """Processes still alive from a run: its mark in their command line, or the run's workspace
-    at /app in their view of the file system."""
+def workspace_key(workspace: Path) -> tuple[int, int] | None:
+    """What tells a process of the run by its view of /app (device, inode of the workspace),
+    taken while the trial's folders are there."""
     try:
-        inode = os.stat(workspace)
+        found = os.stat(workspace)
     except OSError:
-        return []
-    key = (inode.st_dev, inode.st_ino)
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+def pid_namespace(pid: int) -> int | None:
+    """The pid namespace of a process (its inode), or None when it is gone."""
+    try:
+        return os.stat(f"/proc/{pid}/ns/pid").st_ino
+    except OSError:
+        return None
+
+
+def lingering(mark: str, key: tuple[int, int] | None, namespace: int | None = None) -> list[str]:
+    """Processes still alive from a run: its mark in their command line, the run's workspace
+    at /app in their view of the file system (`key`, from `workspace_key`), or in the pid
+    namespace of its session (`namespace`, from `pid_namespace`)."""
     found: list[str] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -374,12 +388,9 @@ def lingering(mark: str, workspace: Path) -> list[str]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        try:
-            app = os.stat(entry / "root" / "app")
-            inside = (app.st_dev, app.st_ino) == key
-        except OSError:
-            inside = False
-        if inside or mark.encode() in cmdline:
+        inside = key is not None and workspace_key(entry / "root" / "app") == key
+        in_session = namespace is not None and pid_namespace(int(entry.name)) == namespace
+        if inside or in_session or mark.encode() in cmdline:
             shown = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()[:80]
             found.append(f"process {entry.name} still running: {shown}")
     return found

@@ -43,21 +43,6 @@ def test_state_persists_between_commands_in_tmp_and_home(sandbox_kind, tmp_path)
     assert sandbox.run("cat /tmp/t ~/h", timeout=20).stdout == "a\nb\n"
 
 
-@pytest.mark.parametrize("kind", [SandboxKind.BWRAP, SandboxKind.NAMESPACE], ids=str)
-def test_no_process_outlives_its_command(kind, tmp_path):
-    """Files persist between commands, processes do not: a server left in the background (a
-    tmux session, a database) is gone at the next command. This is why Harbor's Terminus-2,
-    which types into one tmux session across commands, cannot run on these sandboxes."""
-    require_sandbox(kind)
-    sandbox = make(kind, tmp_path)
-    started = sandbox.run("sleep 300 >/dev/null 2>&1 & echo $! > /tmp/pid", timeout=20)
-    assert started.ok
-    later = sandbox.run(
-        "kill -0 $(cat /tmp/pid) 2>/dev/null && echo alive || echo gone", timeout=20
-    )
-    assert later.stdout == "gone\n"
-
-
 def test_timeout_kills_the_whole_process_group(sandbox_kind, tmp_path):
     sandbox = make(sandbox_kind, tmp_path)
     start = time.monotonic()

@@ -21,6 +21,7 @@ from pathlib import Path
 from hillclimber.errors import SetupError
 from hillclimber.sandbox.base import APP, STANDARD_PATH, SandboxKind
 from hillclimber.sandbox.bwrap import BwrapSandbox
+from hillclimber.sandbox.session import Holder
 
 ROOT = "/"
 HOST_NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts")
@@ -32,9 +33,11 @@ class ContainerSandbox(BwrapSandbox):
 
     kind = SandboxKind.CONTAINER
 
-    def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
+    def argv(
+        self, command: str, cwd: str, env: Mapping[str, str], holder: Holder | None
+    ) -> list[str]:
         root = self.layout.mount_for(ROOT)
-        args = [*self.opening(), "--bind", str(root.host), ROOT]
+        args = [*self.opening(holder), "--bind", str(root.host), ROOT]
         if self.layout.network:
             for path in HOST_NETWORK_FILES:
                 if Path(path).is_file():

@@ -213,19 +213,39 @@ class Confinement:
         return self._pids is not None and _counter(self._pids / "pids.events", "max") > 0
 
     def close(self) -> None:
-        """Remove the groups, after killing anything left in them (a group with a process
-        still exiting cannot be removed yet: tried again for up to two seconds)."""
+        """Remove the groups, after killing anything left in them."""
         for group in reversed(self.groups):
-            _empty(group)
-            for _ in range(200):
-                try:
-                    group.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
+            remove_group(group)
         self.groups.clear()
+
+    def release(self) -> list[Path]:
+        """After a command that ended by itself in a session: remove its empty groups; those
+        still holding what it left running are returned, for the session to remove at its
+        end (their limits go on applying to what runs in them)."""
+        kept: list[Path] = []
+        for group in reversed(self.groups):
+            try:
+                group.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                kept.append(group)
+        self.groups.clear()
+        return kept
+
+
+def remove_group(group: Path) -> None:
+    """Kill what is left in a control group and remove it (a group with a process still
+    exiting cannot be removed yet: tried again for up to two seconds)."""
+    _empty(group)
+    for _ in range(200):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
 
 
 def _counter(path: Path, key: str) -> int:
