@@ -72,6 +72,10 @@ MARK_FOLDERS = (
 )
 """Host folders others write too: only names carrying a run's mark (hc-esc-MARK) count."""
 
+TRANSIENT = ("hc-", "tmp", "buildah", "storage")
+"""Names in the shared folders that come and go with others' work: ours, temporary files, and
+the folders a container engine's build makes in /var/tmp while anyone builds an image here."""
+
 SECRET_FILES = ("/etc/shadow", "/etc/gshadow")
 """Host secrets whose lines must not show up in a command's output or files."""
 
@@ -276,7 +280,7 @@ class HostWatch:
                 found.append((None, f"new on the host: {shown}/{name}"))
                 known.add(name)
         for name in sorted(known - names):
-            if folder in STRICT_FOLDERS or not name.startswith(("hc-", "tmp")):
+            if folder in STRICT_FOLDERS or not name.startswith(TRANSIENT):
                 found.append((None, f"gone from the host: {shown}/{name}"))
             known.discard(name)
         return found

@@ -41,7 +41,7 @@ def image_sandbox(
         layout = Layout(
             mounts=mounts,
             env=image.config.env,
-            network=task.environment.network,
+            network=task.environment.network or task.environment.image_network,
             scratch=folder / "scratch",
             limits=limits or ResourceLimits(),
             workdir=image.config.workdir,

@@ -61,6 +61,8 @@ class BwrapSandbox(HostSandbox):
         for path in HIDDEN:
             if Path(path).exists():
                 args += ["--ro-bind", "/dev/null", path]
+        if holder is not None and holder.resolv_conf is not None:  # the trial's own network
+            args += ["--ro-bind", str(holder.resolv_conf), "/etc/resolv.conf"]
         return args + self.closing(self.layout.mounts, command, cwd, env)
 
     def opening(self, holder: Holder | None) -> list[str]:
@@ -72,7 +74,8 @@ class BwrapSandbox(HostSandbox):
             assert holder.user_fd is not None  # bwrap's sessions have their user namespace
             joined = ["--userns", str(holder.user_fd), "--pidns", str(holder.pid_fd)]
             args = [*holder.nsenter(), self.binary, "--die-with-parent", *joined]
-            return [*args, "--unshare-cgroup-try", "--cap-drop", "ALL"]
+            args += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
+            return args + [arg for cap in self.capabilities for arg in ("--cap-add", cap)]
         args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
         args += ["--cap-drop", "ALL"]
         if self.layout.network:
@@ -100,6 +103,9 @@ class BwrapSandbox(HostSandbox):
         return [*args, "--", self.shell, "-c", command]
 
     shell = "/bin/bash"
+    capabilities: tuple[str, ...] = ()
+    """What a command keeps in its session's user namespace: nothing (the host's system
+    folders are bound in, and root's files there are the host's)."""
 
 
 def _own_devices(layout: Layout) -> list[Path]:

@@ -26,7 +26,7 @@ from hillclimber.sandbox.base import (
     base_env,
 )
 from hillclimber.sandbox.limits import MIB, Confinement, folder_mb
-from hillclimber.sandbox.session import Holder, Session, open_session
+from hillclimber.sandbox.session import Holder, Session, Users, open_session
 
 
 class HostSandbox:
@@ -37,13 +37,18 @@ class HostSandbox:
     kind: SandboxKind
     isolated: bool = True
     holds_sessions: ClassVar[bool] = True
-    joins_user_namespace: ClassVar[bool] = True
-    """Whether commands join the session's user namespace (bwrap's do)."""
+    session_users: ClassVar[Users] = Users.ROOT
+    """Who is who in the session's user namespace, which commands join (`Users`)."""
+    own_network: ClassVar[bool] = True
+    """Whether a trial that may use the network gets a network namespace of its own, with
+    slirp4netns as its way out (the back end gives its commands slirp's resolv.conf)."""
 
     def __init__(self, layout: Layout, session: Session | None = None) -> None:
         self.layout = layout
         if session is None and self.holds_sessions:
-            session = open_session(network=layout.network, user=self.joins_user_namespace)
+            session = open_session(
+                network=layout.network, users=self.session_users, own_network=self.own_network
+            )
         self.session = session
 
     def with_layout(self, layout: Layout) -> Self:

@@ -21,7 +21,7 @@ from hillclimber.sandbox.base import (
     SandboxKind,
 )
 from hillclimber.sandbox.host import HostSandbox
-from hillclimber.sandbox.session import Holder, Session
+from hillclimber.sandbox.session import Holder, Session, Users
 from hillclimber.sandbox.system import system_entries
 
 # Runs as root inside the new namespaces. Arguments: root, cwd, command, then triples of
@@ -70,7 +70,9 @@ exec setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- \
 
 class NamespaceSandbox(HostSandbox):
     kind = SandboxKind.NAMESPACE
-    joins_user_namespace = False  # its commands are the host's root, without capabilities
+    session_users = Users.NONE  # its commands are the host's root, without capabilities
+    own_network = False  # its root is made by a script: a task that may use the network has
+    # the host's network, as before
 
     def __init__(self, layout: Layout, session: Session | None = None) -> None:
         if os.geteuid() != 0:
