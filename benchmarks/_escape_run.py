@@ -91,6 +91,8 @@ class Outcome:
     timed_out: bool = False
     exit_code: int | None = None
     duration_sec: float = 0.0
+    left_running: int = 0
+    """Processes of the run found alive after its trial ended."""
 
     def add(self, findings: list[str]) -> None:
         for finding in findings:
@@ -126,6 +128,7 @@ class Outcome:
             "timed_out": self.timed_out,
             "exit_code": self.exit_code,
             "duration_sec": self.duration_sec,
+            "left_running": self.left_running,
         }
 
 
@@ -289,6 +292,7 @@ class Runs:
         texts = list(file_texts(pending.root))  # what daemons wrote in the trial, before it goes
         pending.held.close()
         left = lingering(mark, pending.key, pending.namespace)
+        outcome.left_running = len(left)
         outcome.add([f"after the trial ended: {line}" for line in left])
         outcome.add(pending.canary.findings() + pending.listener.hits)
         outcome.add([f"leaked {name}" for name in leaks(pending.needles, texts)])
