@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 
@@ -34,24 +35,27 @@ def ctrl_c_acts() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+def missing(what: str) -> NoReturn:
+    """Something a test needs is not here: skipped on a developer's machine (a non-root
+    laptop, no model installed), a failure in CI, where everything must be."""
+    if IN_CI:
+        pytest.fail(f"CI must have it: {what}")
+    pytest.skip(what)
+
+
 def require_sandbox(kind: SandboxKind) -> None:
-    """Skip where a back end cannot run (a non-root laptop); never in CI, where all must."""
+    """A back end that cannot run here is `missing`."""
     try:
         pick_sandbox_kind(kind)
     except SandboxUnavailable as err:
-        if IN_CI:
-            pytest.fail(f"sandbox {kind} must work in CI: {err}")
-        pytest.skip(str(err))
+        missing(f"sandbox {kind}: {err}")
 
 
 def require_images() -> None:
-    """Skip where no task image can be built (no podman, not root); never in CI, where it
-    must work."""
+    """No task image can be built here (no podman, not root): `missing`."""
     found = find_engine()
     if isinstance(found, str):
-        if IN_CI:
-            pytest.fail(f"task images must build in CI: {found}")
-        pytest.skip(found)
+        missing(f"task images: {found}")
 
 
 @pytest.fixture(params=HOST_KINDS, ids=lambda k: k.value)

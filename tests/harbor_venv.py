@@ -7,9 +7,7 @@ import json
 import subprocess
 from pathlib import Path
 
-import pytest
-
-from conftest import IN_CI, REPO
+from conftest import REPO, missing
 
 HARBOR_PYTHON = REPO / ".venv-harbor" / "bin" / "python"
 CHECK = REPO / "tests" / "harbor_check.py"
@@ -19,9 +17,7 @@ def require_harbor() -> Path:
     """Harbor's Python; skipped where it is not installed (never in CI, where it must be)."""
     if not HARBOR_PYTHON.exists():
         message = "no .venv-harbor (bash scripts/install.sh dev makes it, with Python 3.12+)"
-        if IN_CI:
-            pytest.fail(message)
-        pytest.skip(message)
+        missing(message)
     return HARBOR_PYTHON
 
 

@@ -301,7 +301,7 @@ def test_feedback_is_tests_whenever_the_tests_ran_during_the_agents_run(
 ) -> None:
     import hillclimber.trial as trial
 
-    monkeypatch.setattr(trial, "make_agent", lambda *args: TestsPeeker())
+    monkeypatch.setattr(trial, "agent_maker", lambda *args: ((lambda config: TestsPeeker()), False))
     task = load_dataset(FIXTURES / "tb2").tasks[0]
     Run(config([task], agent="nop"), [task], tmp_path).execute()
     result = read_trial(tmp_path / f"{task.id}.1" / "result.json")

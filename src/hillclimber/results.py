@@ -80,6 +80,9 @@ class TrialResult(BaseModel):
     feedback: Literal["none", "tests", "self"] = "none"
     """What checked the work during the agent's run: the task's `tests` (they ran), the
     harness's own acceptance checks (`self`), or nothing (`none`)."""
+    checked: Evaluation | None = None
+    """The harness's own checks, run on the answer after the agent stopped (where it made
+    any): what `grade` rests on."""
     grade: Grade | None = None
     """What the harness's own evidence said of the answer before the task's tests ran
     (`grades.py`): agreed, verified, plausible, unchecked or failed."""

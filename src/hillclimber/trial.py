@@ -165,6 +165,7 @@ def _run_phases(
     result.message, result.image = tried.message, tried.image
     agreed = result.tries is not None and result.tries.agreed
     result.grade = grade(tried.evidence, agreed=agreed)
+    result.checked = tried.evidence if tried.checks is not None else None
     sandbox, workdir = tried.sandbox, tried.workdir
     if task.has_verifier:
         evaluation = verify(task, sandbox, spec.trial_dir, cwd=workdir)

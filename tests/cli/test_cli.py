@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ import pytest
 from hillclimber.image import find_engine
 from hillclimber.sandbox import SandboxKind
 
-from conftest import FIXTURES, hc, require_sandbox
+from conftest import FIXTURES, hc, require_sandbox, user_env
 
 
 @pytest.mark.parametrize(
@@ -207,7 +208,8 @@ def run_writing(
     script.write_text(json.dumps([call("write_file", path=path, content=content), done, done]))
     return hc(
         "run", instruction, "--model", f"scripted:{script}", "--preset", "fm",
-        "--set", "checks.propose=false", "--set", "planner=false", cwd=folder,
+        "--set", "checks.propose=false", "--set", "planner=false",
+        "--runs-dir", str(folder.parent / "records"), cwd=folder,
     )  # fmt: skip
 
 
@@ -220,19 +222,23 @@ def test_run_works_on_the_folder_and_ends_on_its_own_checks(
     tmp_path: Path, content: str, ends: str
 ) -> None:
     """`run` has no tests: it makes acceptance checks, and ends verified_self only when every
-    one passes — never a bare `completed`. It works on the folder it is started in and keeps
-    its record under runs/ there, out of the model's sight."""
+    one passes — never a bare `completed`. It works on the folder it is started in, speaks of
+    its files by their paths there, and keeps its record elsewhere."""
     folder = tmp_path / "project"
     folder.mkdir()
     (folder / "notes.md").write_text("mine\n")
     result = run_writing(folder, HELLO_INSTRUCTION, "hello.txt", content)
     assert result.returncode == 0, result.stderr
     assert "acceptance checks made: 2" in result.stdout
-    assert "/app/hello.txt has only the line 'Hello, world!'" in result.stdout
+    assert f"{folder}/hello.txt has only the line 'Hello, world!'" in result.stdout
+    assert "/app" not in result.stdout
     assert f"{ends} after" in result.stdout and "completed" not in result.stdout
+    grade = "verified" if ends == "verified_self" else "failed"
+    assert result.stdout.strip().splitlines()[-1].endswith(f"feedback self; grade {grade}")
     assert (folder / "hello.txt").read_text() == content  # worked on where it stands
     assert (folder / "notes.md").read_text() == "mine\n"
-    trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
+    assert sorted(p.name for p in folder.iterdir()) == ["hello.txt", "notes.md"]
+    trial = json.loads(next(tmp_path.glob("records/run__*/run.1/result.json")).read_text())
     assert trial["exit_reason"] == ends and trial["feedback"] == "self"
     assert trial["agent_info"]["checks_model_calls"] == 0
 
@@ -246,6 +252,25 @@ def test_run_with_weak_checks_only_is_never_verified_self(tmp_path: Path) -> Non
     instruction = "Write the sum of the numbers in numbers.txt to total.txt."
     result = run_writing(folder, instruction, "total.txt", "12\n")
     assert result.returncode == 0, result.stderr
-    trial = json.loads(next(folder.glob("runs/run__*/run.1/result.json")).read_text())
+    trial = json.loads(next(tmp_path.glob("records/run__*/run.1/result.json")).read_text())
     assert trial["agent_info"]["loop_exit"] == "confirmed"
     assert trial["exit_reason"] == "unverified" and "weak checks only" in trial["message"]
+    assert trial["grade"] == "plausible"
+    assert result.stdout.strip().splitlines()[-1].endswith("grade plausible")
+
+
+def test_run_keeps_its_record_in_hillclimbers_home_not_in_the_folder(tmp_path: Path) -> None:
+    """A user's project (a git checkout, say) gets no `runs/` folder of ours."""
+    folder = tmp_path / "project"
+    folder.mkdir()
+    script = tmp_path / "answers.json"
+    script.write_text(json.dumps([call("task_complete")] * 3))
+    env = user_env() | {"HILLCLIMBER_HOME": str(tmp_path / "home")}
+    ran = subprocess.run(
+        [sys.executable, "-m", "hillclimber", "run", "Create notes.txt", "--model",
+         f"scripted:{script}", "--preset", "fm", "--set", "planner=false"],
+        cwd=folder, capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    assert list(folder.iterdir()) == []
+    assert list((tmp_path / "home" / "runs").glob("run__*/run.1/result.json"))

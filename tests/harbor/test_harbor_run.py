@@ -145,6 +145,15 @@ def test_feedback_tests_is_refused_before_any_trial(tmp_path: Path) -> None:
     assert not list((tmp_path / "jobs").glob("job/*/result.json"))
 
 
+def test_tries_are_refused_before_any_trial(tmp_path: Path) -> None:
+    """Harbor hands the agent one environment; tries need a fresh one each."""
+    ran = harbor_run(
+        tmp_path / "jobs", "-a", AGENT, "-m", "local", "--ak", "set=tries.n=3", "-i", "fx-hello"
+    )
+    assert "tries need a fresh one each" in ran.stdout + ran.stderr
+    assert not list((tmp_path / "jobs").glob("job/*/result.json"))
+
+
 @pytest.mark.model
 def test_our_agent_with_the_embedded_model_in_harbor(tmp_path: Path) -> None:
     ran = harbor_run(tmp_path / "jobs", "-a", AGENT, "-m", "local", "-i", "fx-hello")

@@ -16,7 +16,7 @@ from hillclimber.report.html import build_report, write_report
 from hillclimber.report.rundata import load_runs, read_steps
 from hillclimber.report.tables import STATS_COLUMNS, stats_table, task_matrix
 
-from conftest import REPO
+from conftest import REPO, missing
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
 
 ARTIFACTS = REPO / "tests" / "artifacts"
@@ -116,7 +116,7 @@ def chromium() -> str | None:
 def test_a_headless_browser_renders_the_report(runs_dir: Path, tmp_path: Path) -> None:
     browser = chromium()
     if browser is None:
-        pytest.skip("no chromium binary on PATH (bash scripts/install.sh dev installs it)")
+        missing("no chromium binary on PATH (bash scripts/install.sh dev installs it)")
     report = write_report(
         load_runs([runs_dir / "cmp", runs_dir / "oracle"]), tmp_path / "report.html"
     )

@@ -18,7 +18,7 @@ from hillclimber.report.rundata import (
     shorten,
     tail,
 )
-from hillclimber.report.tables import DASH, matrix_rows, stats_row
+from hillclimber.report.tables import DASH, grade_rows, matrix_rows, stats_row
 from hillclimber.results import ExitReason
 
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
@@ -176,3 +176,21 @@ def test_shorten_keeps_head_and_tail_and_tail_keeps_the_end() -> None:
     assert shorten(text, 200) == text
     assert shorten(text, 20) == "a" * 10 + "\n… [80 characters left out] …\n" + "b" * 10
     assert tail(text, 10) == "… [90 characters left out] …\n" + "b" * 10
+
+
+def test_each_grade_counts_its_trials_and_those_the_tests_failed(runs_dir: Path) -> None:
+    """The harness's own evidence per trial, against the tests: the oracle and nop have no
+    checks (unchecked, the tests pass the one and fail the other); the climber's last check in
+    the loop passed (verified, right)."""
+    oracle, nop, baseline, climbing = load_runs(
+        [runs_dir / "oracle-run", runs_dir / "nop-run", runs_dir / "cmp"]
+    )
+    assert oracle.stats().grades == {"unchecked": (6, 0)}
+    assert nop.stats().grades == {"unchecked": (1, 1)}
+    assert climbing.stats().grades == {"verified": (1, 0)}
+    assert climbing.stats().done_wrong == (0, 1) and nop.stats().done_wrong == (0, 0)
+    rows = grade_rows([oracle, nop, climbing])
+    assert rows[0] == ["verified", DASH, DASH, "1, 0 wrong (0%)"]
+    assert rows[1] == ["unchecked", "6, 0 wrong (0%)", "1, 1 wrong (100%)", DASH]
+    assert rows[-1] == ["said done", DASH, DASH, "1, 0 wrong (0%)"]
+    assert baseline.trials[0].grade is not None

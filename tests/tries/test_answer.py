@@ -102,7 +102,7 @@ def test_a_script_is_compared_by_what_it_prints_not_its_text(tmp_path: Path) -> 
 
 def test_a_program_that_does_nothing_visible_is_compared_by_its_text(tmp_path: Path) -> None:
     instruction = "Implement add(a, b) in /app/calc.py."
-    texts = (b"def add(a, b):\n    return a + b\n", b"def add(x, y):\n    return x + y\n")
+    texts = (b"def add(a, b):\n    return a + b\n", b"import sys\nsys.exit('usage: calc.py N')\n")
     answers = []
     for index, text in enumerate(texts):
         sandbox, _ = isolated_sandbox(tmp_path / str(index))
@@ -134,3 +134,20 @@ def test_a_program_runs_as_the_instruction_shows() -> None:
     assert how_to_run("/app/tool", shown, "/app") == "./tool --fast in.txt"
     assert how_to_run("/app/tool", "Build /app/tool.", "/app") == "./tool"
     assert how_to_run("/app/sub/run.py", "Write it.", "/app") == "python3 sub/run.py"
+
+
+def test_a_named_program_the_try_left_alone_is_not_run(tmp_path: Path) -> None:
+    sandbox, _ = isolated_sandbox(tmp_path)
+    sandbox.write_file("/app/run_tests.sh", b"date +%N\n")
+    instruction = "Fix /app/calc.c; /app/run_tests.sh runs its tests."
+    sandbox.write_file("/app/calc.c", b"int main(){return 1;}\n")
+    answer = answer_of(
+        sandbox, instruction, lambda box: box.write_file("/app/calc.c", b"int main(){}\n")
+    )
+    assert "/app/run_tests.sh" in answer.parts and "/app/calc.c" in answer.parts
+    assert not any(name.startswith("run: ") for name in answer.parts)
+
+
+def test_a_working_folder_of_root_is_not_walked(tmp_path: Path) -> None:
+    sandbox, _ = host_sandbox(tmp_path)
+    assert files_now(sandbox, "/") == {}

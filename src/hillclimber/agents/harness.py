@@ -47,7 +47,9 @@ class HarnessAgent:
         return AgentOutcome(
             info=info,
             self_checked=checks is not None and checks.verify is not None and checked,
-            checks=checks.verify if checks else None,
+            # what the loop last checked with: its checks, and a second computation where
+            # one disagreed with the answer (`completion/agreement.py`)
+            checks=built.loop.env.verify if checks and checks.verify else None,
             timed_out=result.exit is LoopExit.TIMED_OUT,
             tests_at_end=result.evaluation if built.verify is ctx.verify else None,
         )

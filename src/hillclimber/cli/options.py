@@ -92,6 +92,14 @@ ConcurrentOpt = Annotated[
 RunIdOpt = Annotated[str | None, typer.Option(help="Name of the run; re-use one to resume it.")]
 RunsDirOpt = Annotated[Path, typer.Option(help="Where run folders go.")]
 RedoOpt = Annotated[bool, typer.Option(help="Run finished trials again too.")]
+TimeScaleOpt = Annotated[
+    float,
+    typer.Option(
+        "--agent-timeout-multiplier",
+        min=0.01,
+        help="Scale every task's agent time (a slow or shared machine; recorded with the run).",
+    ),
+]
 DropImagesOpt = Annotated[
     bool,
     typer.Option(

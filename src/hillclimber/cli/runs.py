@@ -3,10 +3,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from hillclimber.agents import AGENTS, PEERS
 from hillclimber.cli.app import app, console, err_console, fail
@@ -29,6 +31,7 @@ from hillclimber.cli.options import (
     SetOpt,
     SuiteOpt,
     TasksOpt,
+    TimeScaleOpt,
     UnsafeOpt,
     WindowOpt,
     concurrency,
@@ -45,11 +48,13 @@ from hillclimber.compare import load_setting, served
 from hillclimber.compare import plan as plan_comparison
 from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, make_model
+from hillclimber.paths import home
 from hillclimber.report.progress import LiveProgress
 from hillclimber.report.rundata import load_runs
 from hillclimber.report.tables import grades_table, stats_table, task_matrix
 from hillclimber.results import RunConfig, RunResult, read_trial
 from hillclimber.runner import Run
+from hillclimber.sandbox import APP
 from hillclimber.task import Environment, Task, TaskFormat
 
 
@@ -117,7 +122,7 @@ def bench(
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
     drop_images: DropImagesOpt = False,
-    agent_timeout_multiplier: Annotated[float, typer.Option(min=0.01)] = 1.0,
+    agent_timeout_multiplier: TimeScaleOpt = 1.0,
     memory: Annotated[
         Path | None,
         typer.Option(
@@ -216,6 +221,7 @@ def compare(
     redo: RedoOpt = False,
     retry_errors: RetryErrorsOpt = False,
     drop_images: DropImagesOpt = False,
+    agent_timeout_multiplier: TimeScaleOpt = 1.0,
 ) -> None:
     """Run several harness settings on the same tasks, model and seeds, side by side.
 
@@ -238,6 +244,7 @@ def compare(
         n_attempts=n_attempts,
         n_concurrent=concurrency(n_concurrent, model),
         suite_hints=data.hints,
+        agent_timeout_multiplier=agent_timeout_multiplier,
         unsafe=unsafe,
         images=images_here(sandbox),
         drop_images=drop_images,
@@ -273,7 +280,10 @@ def run(
     max_turns: MaxTurnsOpt = None,
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
-    runs_dir: RunsDirOpt = Path("runs"),
+    runs_dir: Annotated[
+        Path | None,
+        typer.Option(help="Where the run's record goes (default: hillclimber's home, not here)."),
+    ] = None,
     network: Annotated[bool, typer.Option(help="Let commands use the network.")] = False,
     unsafe: UnsafeOpt = False,
 ) -> None:
@@ -307,7 +317,7 @@ def run(
         harness=setting,
         unsafe=unsafe,
     ).model_copy(update={"workspace": str(folder)})
-    job = Run(config, [task], runs_dir / run_id)
+    job = Run(config, [task], (runs_dir or home() / "runs") / run_id)
     _execute(job, 1)
     _print_run(job.run_dir / "run.1", folder)
 
@@ -320,18 +330,22 @@ def _print_run(trial: Path, folder: Path) -> None:
     info = result.agent_info
     checks = info.get("checks") or []
     console.print(f"acceptance checks made: {len(checks)}", highlight=False)
-    failing = result.evaluation.digest if result.evaluation else ""
+    failing = result.evaluation.failing if result.evaluation else []
     for check in checks:
         mark = "✗" if check["name"] in failing else "✓"
         kind = "" if check["goal"] else " (leave as is)"
-        console.print(f"  {mark} {check['name']}{kind}", highlight=False, markup=False)
-    if result.tries is not None:
-        console.print(f"tries: {result.tries.why}", highlight=False, markup=False)
-    grade = f"; grade {result.grade.value}" if result.grade is not None else ""
-    console.print(
-        f"[bold]{result.exit_reason.value}[/] after {info.get('turns', '?')} turns "
-        f"({result.message}); feedback {result.feedback}{grade}",
-        highlight=False,
-    )
+        named = in_folder(check["name"], folder)
+        console.print(f"  {mark} {named}{kind}", highlight=False, markup=False)
     console.print(f"worked on: {folder}", highlight=False)
     console.print(f"trajectory: {trial / 'logs' / 'agent' / 'trajectory.json'}", highlight=False)
+    grade = f"; grade {result.grade.value}" if result.grade is not None else ""
+    console.print(  # last: what the harness's own evidence says of the work
+        f"[bold]{result.exit_reason.value}[/] after {info.get('turns', '?')} turns "
+        f"({escape(in_folder(result.message, folder))}); feedback {result.feedback}{grade}",
+        highlight=False,
+    )
+
+
+def in_folder(text: str, folder: Path) -> str:
+    """`text` with the sandbox's `/app` said as the user's folder it stands for."""
+    return re.sub(rf"(?<![\w/.-]){APP}(?=/|\b|$)", str(folder), text)

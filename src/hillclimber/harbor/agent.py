@@ -170,7 +170,13 @@ def harness_config(preset: str, feedback: str, sets: str | Sequence[str] | None)
             f"hillclimber agent: feedback '{feedback}' — inside Harbor the tests arrive only "
             "after the agent stops: use self or none"
         )
-    return load_harness(preset, [*_as_list(sets), f"feedback={feedback}"])
+    config = load_harness(preset, [*_as_list(sets), f"feedback={feedback}"])
+    if config.tries.n > 1:
+        raise HillclimberError(
+            "hillclimber agent: tries.n — Harbor hands the agent one environment, and tries "
+            "need a fresh one each: run several trials with Harbor's -k instead"
+        )
+    return config
 
 
 def model_spec(model_name: str | None) -> str:

@@ -58,12 +58,12 @@ def assemble(
     """The loop for one trial of `ctx.task`, as `config` sets it."""
     task = ctx.task
     kind = classify(task.instruction)
-    use_hints = hints.hints_on(config.view.hints, ctx.suite_hints, ctx.suite_source)
+    use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
     skills = TrialSkills(
         config.skills,
         task.instruction,
         task_id=task.id,
-        show=hints.hints_on(config.skills.show, ctx.suite_hints, ctx.suite_source),
+        show=hints.hints_on(config.skills.show, ctx.suite_hints),
     )
     writer = TrajectoryWriter(
         ctx.log_dir / "trajectory.json",

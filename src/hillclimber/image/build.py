@@ -77,7 +77,7 @@ def build_image(task: Task, engine: Podman, timeout: float | None = None) -> Tas
     else:
         text, declared, swaps = _substituted(engine, dockerfile_path)
     bases = [engine.inspect(image).id for image in swaps.values()]
-    tag = f"localhost/hillclimber/task-{_slug(task.id)}:{_content_hash(text, bases, context)}"
+    tag = f"localhost/hillclimber/task-{task_slug(task.id)}:{_content_hash(text, bases, context)}"
     cached = engine.exists(tag)
     if not cached:
         _build(engine, tag, text, context, dockerfile_path, timeout)
@@ -136,7 +136,8 @@ def _read(path: Path) -> str:
         raise TaskLoadError(path, None, f"cannot read Dockerfile: {err}") from err
 
 
-def _slug(task_id: str) -> str:
+def task_slug(task_id: str) -> str:
+    """The task's part of its image's name (`localhost/hillclimber/task-<slug>:<hash>`)."""
     slug = re.sub(r"[^a-z0-9_.-]+", "-", task_id.lower()).strip("-.")
     return slug[:80] or "task"
 

@@ -1,4 +1,5 @@
-"""The live view of a bench run: done/total, passed, running trials, elapsed time."""
+"""The live view of a bench run: done/total, passed, running trials, elapsed time and an
+estimate of the time left; a line per finished trial with its grade."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from types import TracebackType
 from rich.console import Console, Group
 from rich.live import Live
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.text import Text
 
 from hillclimber.results import TrialResult
@@ -31,6 +39,8 @@ class LiveProgress:
             MofNCompleteColumn(),
             TextColumn("passed [green]{task.fields[passed]}"),
             TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),  # from the trials done so far: a guess, shown as one
             console=console,
         )
         self.task_id = self.bar.add_task("trials", total=total, passed=0)
@@ -44,9 +54,10 @@ class LiveProgress:
     def _line(self, result: TrialResult, prefix: str = "") -> None:
         style = _STYLE.get(result.exit_reason.value, "magenta")
         seconds = result.timings.get("total", 0.0)
+        grade = f"{result.grade.value:>9} " if result.grade is not None else ""
         self.console.print(
             f"{prefix}[{style}]{result.exit_reason.value:>12}[/] {result.trial:<28} "
-            f"{seconds:6.1f}s  {escape(result.message)}",
+            f"{seconds:6.1f}s  {grade}{escape(result.message)}",
             highlight=False,
             no_wrap=True,
             overflow="ellipsis",

@@ -82,7 +82,8 @@ def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Fi
     and of each of `outside` (the files the task names elsewhere)."""
     found: Files = {}
     try:
-        for path, info in walk_skipping(sandbox, workdir):
+        # a working folder of `/` is the whole system: only the named files are the answer
+        for path, info in walk_skipping(sandbox, workdir) if workdir != "/" else ():
             if info.kind == "file" and not info.link:
                 found[path] = _file_digest(sandbox, path, info.size)
                 if len(found) >= MAX_FILES:
@@ -134,7 +135,8 @@ def read_answer(
         if data is None:
             parts[path] = ABSENT
             continue
-        if programs < MAX_PROGRAMS and _is_program(sandbox, path, data):
+        made = path in changed  # a named script the try left alone is the task's, not its answer
+        if made and programs < MAX_PROGRAMS and _is_program(sandbox, path, data):
             programs += 1
             command, behaviour = _behaviour(sandbox, workdir, path, instruction, named)
             if behaviour is not None:
@@ -234,8 +236,9 @@ def how_to_run(path: str, instruction: str, workdir: str) -> str:
 def _behaviour(
     sandbox: Sandbox, workdir: str, path: str, instruction: str, named: list[str]
 ) -> tuple[str, str | None]:
-    """(command, digest of what running it did) — None where it did nothing visible: no
-    output, exit 0, no named file changed. The workspace and the named files are put back."""
+    """(command, digest of what running it did) — None where it did nothing visible: nothing
+    printed and no named file changed (a module of functions; a usage error, which two
+    different programs share). The workspace and the named files are put back."""
     command = how_to_run(path, instruction, workdir)
     outside = [p for p in named if not _inside(p, workdir)]
     with ExitStack() as stack:
@@ -250,7 +253,7 @@ def _behaviour(
         wrote = {p: read_bytes(sandbox, p) for p in before}
     written = sorted(p for p in before if wrote[p] != before[p])
     output = normalised(result.stdout.encode(), "")
-    if not output and result.exit_code == 0 and not written:
+    if not output and not written:  # nothing to tell two programs apart by (a usage error)
         return command, None
     seen = [output, f"exit {result.exit_code}".encode()]
     for p in written:

@@ -56,6 +56,9 @@ class Evaluation(BaseModel):
     weak_total: int = 0
     """Of the checks, those that only show a file is there, parses or changed (the harness's
     own checks; the task's tests have none): passing, and in all."""
+    failing: list[str] = []
+    """The names of the checks that failed (the harness's own checks; the task's tests say
+    theirs in `digest`)."""
     value_passing: int | None = None
     """Of the checks, those passing that show the values right (the harness's own checks);
     None: every check does (the task's tests)."""

@@ -773,6 +773,7 @@ def test_a_proposed_check_is_asked_once_kept_and_climbed_on(tmp_path: Path) -> N
         "goal": True,
         "strength": "weak",
         "origin": "proposed",
+        "rule": "proposed.CommandSucceeds",
     } in (outcome.info["checks"])
     assert outcome.info["checks_model_calls"] == 1 and outcome.info["loop_exit"] == "verified"
     trajectory = json.loads((log_dir / "trajectory.json").read_text())

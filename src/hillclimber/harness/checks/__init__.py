@@ -89,6 +89,7 @@ class AcceptanceChecks:
             weak_passing=sum(weak),
             weak_total=len(weak),
             value_passing=sum(values),
+            failing=[c.name for c, o in results if not o.passed],
         )
 
     def evidence(self, lines: int = 12, chars: int = 600) -> str:

@@ -23,8 +23,8 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol, TypeVar
 
 from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import STRENGTHS, Strength
@@ -73,6 +73,11 @@ class Check(Protocol):
     @property
     def origin(self) -> Origin: ...
 
+    @property
+    def rule(self) -> str:
+        """The rule that made it: `finder.Kind` (`made_by`)."""
+        ...
+
     def run(self, ctx: CheckContext) -> Outcome: ...
 
 
@@ -93,4 +98,18 @@ def describe(check: Check) -> dict[str, object]:
         "goal": check.goal,
         "strength": check.strength,
         "origin": check.origin,
+        "rule": check.rule,
     }
+
+
+C = TypeVar("C", bound=Check)
+
+
+def made_by(finder: str, checks: Iterable[C]) -> list[C]:
+    """`checks`, each marked with the rule that made it (`finder.Kind`), unless a finder
+    deeper down marked it already: where each rule fires, and whether it holds there, is
+    counted per rule (`benchmarks/checks.py`)."""
+    return [
+        check if check.rule else replace(check, rule=f"{finder}.{type(check).__name__}")  # type: ignore[type-var]
+        for check in checks
+    ]

@@ -28,7 +28,7 @@ import posixpath
 import re
 from functools import partial
 
-from hillclimber.harness.checks.base import Check
+from hillclimber.harness.checks.base import Check, made_by
 from hillclimber.harness.checks.commits import commit_checks
 from hillclimber.harness.checks.copies import not_copies
 from hillclimber.harness.checks.edits import (
@@ -114,30 +114,35 @@ def extract(
         where = relocated(instruction, workdir, here.exists, partial(same_name, sandbox))
     said = sentences(instruction, workdir, where)
     protected = {p for p in protected_files(instruction, workdir, where) if here.is_file(p)}
-    found: list[Check] = [FileUnchanged(path) for path in sorted(protected)]
+    found: list[Check] = made_by("protected", [FileUnchanged(p) for p in sorted(protected)])
     named = [p for s in said for p in s.paths]
     written = {p for s in said for p in s.paths if p in s.text}
     keep_rest = _KEEP_REST.search(" ".join(instruction.split())) is not None
     stand_ins_told = told(instruction)
     for index, sentence in enumerate(said):
-        found += _new_files(sentence, here, written, said, stand_ins_told)
-        found += _copies(sentence, here)
-        found += _commands(sentence, here)
+        found += made_by("new_files", _new_files(sentence, here, written, said, stand_ins_told))
+        found += made_by("copies", _copies(sentence, here))
+        found += made_by("commands", _commands(sentence, here))
         if FORBID.search(" ".join(sentence.text.split())):
             continue  # "Do not change …": the invariants say it
         targets = sentence.paths or _subject(said, index)
-        found += _changed_files(
+        changed = _changed_files(
             sentence, targets or named, here, protected, named=not targets, keep_rest=keep_rest
         )
+        found += made_by("changed_files", changed)
     new_files = {c.path for c in found if isinstance(c, FileExists)}
-    found += not_copies(instruction, said, new_files, here, found)
+    found += made_by("not_copies", not_copies(instruction, said, new_files, here, found))
     found += meaning_checks(said, sandbox, workdir, new_files)
-    found += shape_checks(said, new_files)
-    found += rounding_checks(said, new_files)
-    found += sorted_lists(said, new_files)
+    found += made_by("shape", shape_checks(said, new_files))
+    found += made_by("rounding", rounding_checks(said, new_files))
+    found += made_by("sorted", sorted_lists(said, new_files))
     made = [c.path for c in found if isinstance(c, (FileExists, FileChanged)) and c.goal]
     committed = commit_checks(said, lambda p: here.info(p) is not None, workdir, made)
-    return [*found, *_script_outputs(said, here), *committed]
+    return [
+        *found,
+        *made_by("script_outputs", _script_outputs(said, here)),
+        *made_by("commits", committed),
+    ]
 
 
 def _subject(said: list[Sentence], index: int) -> list[str]:

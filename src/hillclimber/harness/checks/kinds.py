@@ -36,6 +36,8 @@ class FileCheck:
     path: str
     origin: Origin = field(default="extracted", kw_only=True)
     goal: bool = field(default=True, kw_only=True)
+    rule: str = field(default="", kw_only=True, compare=False)
+    """The rule that made it (`base.made_by`), for counting where each rule fires."""
     strength: ClassVar[Strength] = "weak"
     """Weak unless the kind says otherwise: a file there, parsing or changed can hold anything."""
 
@@ -331,6 +333,7 @@ class CommandSucceeds:
     cwd: str = APP
     origin: Origin = "extracted"
     goal: bool = True
+    rule: str = field(default="", compare=False)
 
     @property
     def strength(self) -> Strength:

@@ -15,7 +15,7 @@ import re
 import shutil
 from collections.abc import Iterator
 
-from hillclimber.harness.checks.base import Check
+from hillclimber.harness.checks.base import Check, made_by
 from hillclimber.harness.checks.derived import FileHasRecords, FileHoldsValue, FileListsNames
 from hillclimber.harness.checks.kinds import CommandSucceeds, FileExecutable
 from hillclimber.harness.checks.text import Sentence
@@ -75,11 +75,11 @@ def meaning_checks(
     """The checks the rules of this module find; `new_files` are the files the instruction
     makes (not there yet)."""
     return [
-        *_counts(said, sandbox, new_files),
-        *_records(said, sandbox, new_files),
-        *_listings(said, sandbox, new_files),
-        *_examples(said, workdir),
-        *_executables(said, new_files),
+        *made_by("counts", _counts(said, sandbox, new_files)),
+        *made_by("records", _records(said, sandbox, new_files)),
+        *made_by("listings", _listings(said, sandbox, new_files)),
+        *made_by("examples", _examples(said, workdir)),
+        *made_by("executables", _executables(said, new_files)),
     ]
 
 

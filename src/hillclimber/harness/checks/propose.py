@@ -112,7 +112,13 @@ class ModelProposer:
                 self.refused.append((command, problem))
                 continue
             checks.append(
-                CommandSucceeds(command, output=prints or None, cwd=workdir, origin="proposed")
+                CommandSucceeds(
+                    command,
+                    output=prints or None,
+                    cwd=workdir,
+                    origin="proposed",
+                    rule="proposed.CommandSucceeds",
+                )
             )
         return checks
 
