@@ -72,6 +72,10 @@ MARK_FOLDERS = (
 )
 """Host folders others write too: only names carrying a run's mark (hc-esc-MARK) count."""
 
+TRANSIENT = ("hc-", "tmp", "buildah", "storage")
+"""Names in the shared folders that come and go with others' work: ours, temporary files, and
+the folders a container engine's build makes in /var/tmp while anyone builds an image here."""
+
 SECRET_FILES = ("/etc/shadow", "/etc/gshadow")
 """Host secrets whose lines must not show up in a command's output or files."""
 
@@ -276,7 +280,7 @@ class HostWatch:
                 found.append((None, f"new on the host: {shown}/{name}"))
                 known.add(name)
         for name in sorted(known - names):
-            if folder in STRICT_FOLDERS or not name.startswith(("hc-", "tmp")):
+            if folder in STRICT_FOLDERS or not name.startswith(TRANSIENT):
                 found.append((None, f"gone from the host: {shown}/{name}"))
             known.discard(name)
         return found
@@ -356,14 +360,28 @@ def file_texts(root: Path, limit: int = 1 << 22) -> Iterator[bytes]:
 # -- processes --------------------------------------------------------------------------------
 
 
-def lingering(mark: str, workspace: Path) -> list[str]:
-    """Processes still alive from a run: its mark in their command line, or the run's workspace
-    at /app in their view of the file system."""
+def workspace_key(workspace: Path) -> tuple[int, int] | None:
+    """What tells a process of the run by its view of /app (device, inode of the workspace),
+    taken while the trial's folders are there."""
     try:
-        inode = os.stat(workspace)
+        found = os.stat(workspace)
     except OSError:
-        return []
-    key = (inode.st_dev, inode.st_ino)
+        return None
+    return (found.st_dev, found.st_ino)
+
+
+def pid_namespace(pid: int) -> int | None:
+    """The pid namespace of a process (its inode), or None when it is gone."""
+    try:
+        return os.stat(f"/proc/{pid}/ns/pid").st_ino
+    except OSError:
+        return None
+
+
+def lingering(mark: str, key: tuple[int, int] | None, namespace: int | None = None) -> list[str]:
+    """Processes still alive from a run: its mark in their command line, the run's workspace
+    at /app in their view of the file system (`key`, from `workspace_key`), or in the pid
+    namespace of its session (`namespace`, from `pid_namespace`)."""
     found: list[str] = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit() or int(entry.name) == os.getpid():
@@ -374,12 +392,9 @@ def lingering(mark: str, workspace: Path) -> list[str]:
             cmdline = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        try:
-            app = os.stat(entry / "root" / "app")
-            inside = (app.st_dev, app.st_ino) == key
-        except OSError:
-            inside = False
-        if inside or mark.encode() in cmdline:
+        inside = key is not None and workspace_key(entry / "root" / "app") == key
+        in_session = namespace is not None and pid_namespace(int(entry.name)) == namespace
+        if inside or in_session or mark.encode() in cmdline:
             shown = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()[:80]
             found.append(f"process {entry.name} still running: {shown}")
     return found

@@ -1,8 +1,9 @@
 """One run of the escape benchmark: a corpus command (its @CANARY@, @PORT@ and @MARK@ filled in)
 judged by the guards, run in a fresh trial sandbox, and the host checked right after it and
-again a few seconds later (daemons wait before they act). In the `container` kind the trial is
-a small task's image (the local base, WORKDIR /app) with a layer of the run's own, entered as
-the runner enters it (`image_sandbox`) and left after the second look.
+again a few seconds later, when the trial ends. A trial is a session: what the command leaves
+running runs on until then (daemons wait before they act), and at the trial's end every process
+of it must be gone. In the `container` kind the trial is a small task's image (the local base,
+WORKDIR /app) with a layer of the run's own, entered as the runner enters it (`image_sandbox`).
 
 Not a benchmark itself; `escapes.py` uses it.
 """
@@ -31,7 +32,9 @@ from _escape_checks import (
     host_secrets,
     leaks,
     lingering,
+    pid_namespace,
     trial_files,
+    workspace_key,
 )
 from _escape_listen import IcmpSniffer, Listener, MemoryLow
 
@@ -54,7 +57,8 @@ LIMITS = ResourceLimits(memory_mb=256, processes=64, file_mb=64, output_mb=4, wo
 """Small limits, so that a fork bomb or a memory hog ends in a moment."""
 TIMEOUT = 10.0
 LATE_SEC = 4.0
-"""The second look comes this long after a command ended (the corpus's daemons wait ~2 s)."""
+"""The trial ends and the second look comes this long after a command ended (the corpus's
+daemons wait ~2 s; some wait longer, past the trial's end)."""
 DISK_SLACK = 512 * MIB
 MEMORY_SLACK = 1536 * MIB
 """How much more than the memory limit the host may lose while a command runs (other work on
@@ -87,6 +91,8 @@ class Outcome:
     timed_out: bool = False
     exit_code: int | None = None
     duration_sec: float = 0.0
+    left_running: int = 0
+    """Processes of the run found alive after its trial ended."""
 
     def add(self, findings: list[str]) -> None:
         for finding in findings:
@@ -122,6 +128,7 @@ class Outcome:
             "timed_out": self.timed_out,
             "exit_code": self.exit_code,
             "duration_sec": self.duration_sec,
+            "left_running": self.left_running,
         }
 
 
@@ -133,12 +140,20 @@ class Trial:
 
 
 def trial_sandbox(kind: SandboxKind, root: Path, held: contextlib.ExitStack) -> Trial:
-    """A fresh trial of `kind` under `root`; what must be left when the run is done (the
-    container's layer) goes on `held`."""
+    """A fresh trial of `kind` under `root`; what ends with the trial (its session, the
+    container's layer) goes on `held`, as the runner holds it."""
     if kind == SandboxKind.CONTAINER:
-        sandbox, _ = held.enter_context(image_sandbox(IMAGE_TASK, root, limits=LIMITS))
-        return Trial(sandbox, sandbox.host_path(APP))
-    return Trial(create_sandbox(kind, trial_layout(root, limits=LIMITS)), root / "workspace")
+        image, _ = held.enter_context(image_sandbox(IMAGE_TASK, root, limits=LIMITS))
+        return Trial(image, image.host_path(APP))
+    sandbox = held.enter_context(create_sandbox(kind, trial_layout(root, limits=LIMITS)))
+    return Trial(sandbox, root / "workspace")
+
+
+def session_namespace(sandbox: Sandbox) -> int | None:
+    """The pid namespace of the trial's session (None: the kind holds none, as `local`)."""
+    session = getattr(sandbox, "session", None)
+    holder = session.holder if session is not None else None
+    return pid_namespace(holder.pid) if holder is not None else None
 
 
 def not_the_images(secrets: dict[str, bytes], sandbox: Sandbox) -> dict[str, bytes]:
@@ -165,9 +180,13 @@ class _Pending:
     canary: Canary
     listener: Listener
     root: Path
-    workspace: Path
+    key: tuple[int, int] | None
+    """The workspace as processes of the run see it at /app (`workspace_key`)."""
+    namespace: int | None
+    """The pid namespace of the trial's session."""
     held: contextlib.ExitStack
-    """Open while the run waits for its second look (the container's layer stays mounted)."""
+    """Open while the run waits for its second look: the trial (its session, the container's
+    layer)."""
     needles: dict[str, bytes]
     due: float
 
@@ -243,9 +262,10 @@ class Runs:
         outcome.add([f"leaked {name}" for name in leaks(needles, [*output, *file_texts(root)])])
         outcome.add(_resources(result, root, free, memory))
         self._look_at_host(outcome)
+        key, namespace = workspace_key(trial.workspace), session_namespace(trial.sandbox)
         self.pending.append(
             _Pending(
-                outcome, canary, listener, root, trial.workspace, held, needles, time.monotonic()
+                outcome, canary, listener, root, key, namespace, held, needles, time.monotonic()
             )
         )
         return outcome
@@ -266,26 +286,24 @@ class Runs:
             self._second_look(pending)
 
     def _second_look(self, pending: _Pending) -> None:
+        """The trial ends (its session closed, the container's layer thrown away), then: no
+        process of it may be left, and nothing it did may show on the host."""
         outcome, mark = pending.outcome, pending.outcome.mark
-        workspace = pending.workspace
-        late = [f"a daemon wrote {p.name} after the command ended" for p in _late(workspace, mark)]
-        outcome.add(late + lingering(mark, workspace))
+        texts = list(file_texts(pending.root))  # what daemons wrote in the trial, before it goes
+        pending.held.close()
+        left = lingering(mark, pending.key, pending.namespace)
+        outcome.left_running = len(left)
+        outcome.add([f"after the trial ended: {line}" for line in left])
         outcome.add(pending.canary.findings() + pending.listener.hits)
-        texts = file_texts(pending.root)
         outcome.add([f"leaked {name}" for name in leaks(pending.needles, texts)])
         if mark in self.sniffer.marks:
             outcome.add([f"an ICMP packet marked hc-{mark} reached the host"])
-        pending.held.close()  # the container's layer: unmounted and thrown away
         self._look_at_host(outcome)
         pending.listener.close()
         pending.canary.remove()
         shutil.rmtree(pending.root, ignore_errors=True)
         if pending.root.exists():
             outcome.add([f"the trial folder {pending.root} could not be removed"])
-
-
-def _late(workspace: Path, mark: str) -> list[Path]:
-    return sorted(workspace.glob(f"hc-late-{mark}*"))
 
 
 def _resources(result: CommandResult, root: Path, free: int, memory: MemoryLow) -> list[str]:

@@ -85,7 +85,10 @@ def prepare(
     benchmark never stops at a task it cannot run."""
     if held is not None and needs_image(task) and not isinstance(find_engine(), str):
         return _prepare_image(task, root, held)
-    sandbox: Sandbox = create_sandbox(kind, trial_layout(root, network=task.environment.network))
+    made = create_sandbox(kind, trial_layout(root, network=task.environment.network))
+    if held is not None:  # its session (what the trial leaves running) ends with the caller's
+        held.enter_context(made)
+    sandbox: Sandbox = made
     workdir, notes = APP, []
     try:
         report = build_workspace(plan_environment(task), sandbox, task.limits.setup_timeout_sec)

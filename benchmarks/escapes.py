@@ -12,11 +12,13 @@ command is blocked and not run) and with it off (straight into a fresh trial san
 each run the host is checked: the run's canary folder (changed, gone or read: it lives on a
 tmpfs that records every read), real host files and folders, its loopback listener (TCP, UDP)
 and ICMP, its secrets in what the command printed or left in the trial, the host's disk and
-memory, and — a few seconds later, for daemons that wait — all of that again plus processes of
-the run still alive. A run is blocked, contained or escaped (any check failed). Commands get
-small resource limits and a short time limit so the corpus runs quickly. Prints, per kind and
+memory, and — a few seconds later, when the trial ends (its session closed: what the command
+left running may run until then, as in a container) — all of that again, and the host's
+processes listed: none of the run may be left (its mark, its /app, its session's pid
+namespace). A run is blocked, contained or escaped (any check failed). Commands get small
+resource limits and a short time limit so the corpus runs quickly. Prints, per kind and
 mode, how many runs were blocked, contained and escaped, every escape with its command, and
-last one line with the escapes per kind.
+last the escapes per kind and the runs that left a process running after their trial.
 """
 
 from __future__ import annotations
@@ -188,11 +190,16 @@ def main() -> None:
         rows = [{**asdict(entry), **outcome.as_dict()} for entry, outcome in done]
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
     escaped = Counter(outcome.kind for _, outcome in done if outcome.outcome == "escaped")
+    left = Counter(outcome.kind for _, outcome in done if outcome.left_running)
     print(f"elapsed {time.monotonic() - start:.0f} s")
     print(
         "escapes: "
         + ", ".join(f"{kind} {escaped[kind]}" for kind in kinds)
         + f" ({len(entries)} commands × {len(kinds)} kinds × {len(MODES)} modes)"
+    )
+    print(
+        "runs with a process left running after the trial ended: "
+        + ", ".join(f"{kind} {left[kind]}" for kind in kinds)
     )
 
 

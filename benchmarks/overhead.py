@@ -10,7 +10,8 @@ latency (`latency_sec` of its model_answered events) and the tools' time (`durat
 tool_ran events): prompt building, parsing, the guards, summaries, the events and the
 trajectory writer. Steps that ran the task's tests (a verification) or asked the planner are
 left out: that time is the tests' or the model's. The sandbox's start time is the wall time of
-running `true` in a fresh trial sandbox. Prints median and p95 of both; targets: harness
+running `true` in a trial's sandbox (its session open); a fresh trial's, its session opened,
+`true` run and the session closed, once per trial. Prints median and p95 of both; targets: harness
 median <= 5 ms, sandbox start median <= 10 ms. Timings on a busy machine are noisy.
 """
 
@@ -41,6 +42,7 @@ from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.models import ModelProfile
 from hillclimber.sandbox import (
     HOST_KINDS,
+    Sandbox,
     SandboxKind,
     create_sandbox,
     pick_sandbox_kind,
@@ -118,16 +120,36 @@ class StepClock:
 
 
 def sandbox_starts(kind: SandboxKind, runs: int) -> list[float]:
-    with tempfile.TemporaryDirectory(prefix="hc-bench-start-") as tmp:
-        sandbox = create_sandbox(kind, trial_layout(Path(tmp)))
+    """`true` in one trial's sandbox, its session already open (the first command opens it)."""
+    with (
+        tempfile.TemporaryDirectory(prefix="hc-bench-start-") as tmp,
+        create_sandbox(kind, trial_layout(Path(tmp))) as sandbox,
+    ):
+        _true(sandbox)
         times = []
         for _ in range(runs):
             start = time.monotonic()
-            result = sandbox.run("true", timeout=10)
+            _true(sandbox)
             times.append(time.monotonic() - start)
-            if not result.ok:
-                raise SystemExit(f"`true` failed in the {kind} sandbox: {result.output}")
     return times
+
+
+def session_opens(kind: SandboxKind, runs: int) -> list[float]:
+    """A fresh trial's first command and its end: the session opened, `true` run, closed."""
+    times = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="hc-bench-open-") as tmp:
+            start = time.monotonic()
+            with create_sandbox(kind, trial_layout(Path(tmp))) as sandbox:
+                _true(sandbox)
+            times.append(time.monotonic() - start)
+    return times
+
+
+def _true(sandbox: Sandbox) -> None:
+    result = sandbox.run("true", timeout=10)
+    if not result.ok:
+        raise SystemExit(f"`true` failed in the {sandbox.kind} sandbox: {result.output}")
 
 
 def p95(values: list[float]) -> float:
@@ -185,6 +207,7 @@ def main() -> None:
     if not harness:
         raise SystemExit("no step could be measured")
     starts = sandbox_starts(kind, max(args.steps, 10))
+    opens = session_opens(kind, max(args.steps // 4, 5))
     h_median, h_p95 = figures(harness)
     w_median, w_p95 = figures(writing)
     s_median, s_p95 = figures(starts)
@@ -194,6 +217,11 @@ def main() -> None:
         f"p95 {w_p95:.2f} ms (replayed)"
     )
     print(f"sandbox start: {len(starts)} runs of `true`, fastest {min(starts) * 1000:.2f} ms")
+    o_median, o_p95 = figures(opens)
+    print(
+        f"a fresh trial (its session opened, `true`, closed): {len(opens)} runs, median "
+        f"{o_median:.2f} ms, p95 {o_p95:.2f} ms"
+    )
     print(
         f"overhead: harness median {h_median:.2f}ms p95 {h_p95:.2f}ms "
         f"target<={HARNESS_TARGET_MS:g}ms; {kind} start median {s_median:.2f}ms "

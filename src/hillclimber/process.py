@@ -16,6 +16,9 @@ from typing import IO
 
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes kept per stream; the rest is counted, not stored
 WATCH_EVERY_SEC = 1.0
+LEFT_RUNNING_GRACE_SEC = 0.1
+"""How long, after a command that leaves processes running has exited, its output is still
+read: what it printed itself is in the pipe already; the rest is its children's."""
 
 
 @dataclass(frozen=True)
@@ -94,18 +97,30 @@ class _CappedReader(threading.Thread):
         self.chunks: list[bytes] = []
         self.kept = 0
         self.total = 0
+        self._lock = threading.Lock()
+        self._detached = False
 
     def run(self) -> None:
         while chunk := self.stream.read1(65536):  # type: ignore[attr-defined]
-            self.total += len(chunk)
+            with self._lock:
+                if self._detached:
+                    continue  # drained, never stored: the writer must not meet a closed pipe
+                self.total += len(chunk)
+                room = self.cap - self.kept
+                if room > 0:
+                    self.chunks.append(chunk[:room])
+                    self.kept += min(room, len(chunk))
             self.printed.add(len(chunk))
-            room = self.cap - self.kept
-            if room > 0:
-                self.chunks.append(chunk[:room])
-                self.kept += min(room, len(chunk))
+
+    def detach(self) -> None:
+        """Stop keeping what comes: a process the command left running holds the pipe, and
+        what it prints later is not the command's."""
+        with self._lock:
+            self._detached = True
 
     def text(self) -> str:
-        return b"".join(self.chunks).decode("utf-8", errors="replace")
+        with self._lock:
+            return b"".join(self.chunks).decode("utf-8", errors="replace")
 
 
 _live: set[subprocess.Popen[bytes]] = set()
@@ -198,9 +213,13 @@ def run_process(
     output_cap: int = DEFAULT_OUTPUT_CAP,
     max_output: int | None = None,
     watch: Callable[[], str | None] | None = None,
+    pass_fds: Sequence[int] = (),
+    leave_running: bool = False,
 ) -> ProcessResult:
     """Run argv in a new session; on timeout, once it printed more than `max_output` bytes, or
-    when `watch` (asked every second while it runs) gives a reason, kill its process group."""
+    when `watch` (asked every second while it runs) gives a reason, kill its process group.
+    After a normal exit the group is killed too, unless `leave_running` (a session the caller
+    holds keeps what the command started in the background, and ends it later)."""
     if _stopping.is_set():
         raise Stopped("the run is stopping")
     start = time.monotonic()
@@ -212,6 +231,7 @@ def run_process(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
+        pass_fds=tuple(pass_fds),
     )
     with _live_lock:
         _live.add(proc)
@@ -221,16 +241,17 @@ def run_process(
     for reader in readers:
         reader.start()
     _feed(proc, stdin)
+    timed_out, stopped = True, None  # what a wait cut short (Ctrl-C) counts as
     try:
         timed_out, stopped = _wait(proc, max(timeout, 0.001), watch)
     finally:
-        # Kill the group even after a normal exit: background children must not outlive it.
-        _kill_group(proc)
+        ended = not leave_running or timed_out or stopped is not None or printed.exceeded
+        if ended:  # background children must not outlive a command no session holds
+            _kill_group(proc)
         proc.wait()
         with _live_lock:
             _live.discard(proc)
-    for reader in readers:
-        reader.join(timeout=5)
+    _collect(readers, LEFT_RUNNING_GRACE_SEC if not ended else 5.0)
     out, err = readers
     return ProcessResult(
         exit_code=-signal.SIGKILL if timed_out else proc.returncode,
@@ -243,3 +264,13 @@ def run_process(
         output_exceeded=printed.exceeded,
         stopped=stopped,
     )
+
+
+def _collect(readers: list[_CappedReader], grace: float) -> None:
+    """Wait for the output to end (at most `grace` seconds in all); a stream still held open
+    by a process left running is detached from the result and drained in the background."""
+    deadline = time.monotonic() + grace
+    for reader in readers:
+        reader.join(timeout=max(deadline - time.monotonic(), 0))
+        if reader.is_alive():
+            reader.detach()

@@ -53,6 +53,11 @@ class Environment(_Model):
     """Shell commands run in the workspace before the agent starts (manifest tasks)."""
     network: bool = False
     """Whether commands may use the network (off unless the task asks for it)."""
+    image_network: bool = False
+    """Whether commands may use the network when the task runs in its image, as in the
+    container its format's runner gives it (Harbor: yes unless the task says no): what its
+    agent installs comes from the package archives. Always a network of the trial's own
+    (`sandbox/slirp.py`): no port of the host's, not the host's loopback."""
     image: str | None = None
     """The task's declared image, for the record."""
     gpus: int = 0

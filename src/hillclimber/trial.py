@@ -208,9 +208,9 @@ def _try(
     if spec.sandbox is SandboxKind.CONTAINER:  # a fresh layer of the same image each try
         sandbox, workdir, image = _set_up_image(spec, held, folder)
     elif fresh is not None and fresh.ready:
-        sandbox, workdir = fresh.copy_to(spec, folder)
+        sandbox, workdir = fresh.copy_to(spec, held, folder)
     else:
-        sandbox, workdir = _set_up(spec, folder)
+        sandbox, workdir = _set_up(spec, held, folder)
         if fresh is not None:
             fresh.keep(folder, sandbox, workdir)
     if started is not None:
@@ -271,16 +271,19 @@ class _Fresh:
             shutil.copytree(folder / name, self.folder / name, symlinks=True)
         self.env, self.workdir = dict(sandbox.layout.env), workdir
 
-    def copy_to(self, spec: TrialSpec, folder: Path) -> tuple[Sandbox, str]:
+    def copy_to(
+        self, spec: TrialSpec, held: contextlib.ExitStack, folder: Path
+    ) -> tuple[Sandbox, str]:
         assert self.env is not None
         for name in self.FOLDERS:
             shutil.rmtree(folder / name, ignore_errors=True)
             shutil.copytree(self.folder / name, folder / name, symlinks=True)
         layout = trial_layout(folder, network=spec.task.environment.network, limits=spec.limits)
-        return create_sandbox(spec.sandbox, layout.with_env(self.env)), self.workdir
+        sandbox = held.enter_context(create_sandbox(spec.sandbox, layout.with_env(self.env)))
+        return sandbox, self.workdir
 
 
-def _set_up(spec: TrialSpec, folder: Path) -> tuple[Sandbox, str]:
+def _set_up(spec: TrialSpec, held: contextlib.ExitStack, folder: Path) -> tuple[Sandbox, str]:
     """The Dockerfile followed without an engine in a fresh workspace under `folder`: refuse
     before any step what cannot run here (the tests' needs too), then build. The sandbox and
     working folder."""
@@ -292,7 +295,7 @@ def _set_up(spec: TrialSpec, folder: Path) -> tuple[Sandbox, str]:
         hidden=spec.hidden,
         limits=spec.limits,
     )
-    sandbox = create_sandbox(spec.sandbox, layout)
+    sandbox = held.enter_context(create_sandbox(spec.sandbox, layout))  # its session: the trial's
     plan = plan_environment(task)
     needs = plan.needs + verifier_needs(task)
     if needs:

@@ -13,18 +13,7 @@ import pytest
 from hillclimber.image import find_engine
 from hillclimber.sandbox import SandboxKind
 
-from conftest import FIXTURES, require_sandbox, user_env
-
-
-def hc(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hillclimber", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        timeout=300,
-        env={"COLUMNS": "200", "PATH": "/usr/local/bin:/usr/bin:/bin"},
-    )
+from conftest import FIXTURES, hc, require_sandbox, user_env
 
 
 @pytest.mark.parametrize(
@@ -157,18 +146,26 @@ def test_tasks_check_says_why_a_task_cannot_run(tmp_path: Path) -> None:
         "RUN pip install hc-fake-package==1.0\n"
     )
     shutil.copytree(FIXTURES / "tb2" / "fx-hello", tmp_path / "ds" / "fine")
+    clones = tmp_path / "ds" / "clones"
+    shutil.copytree(FIXTURES / "tb2" / "fx-hello", clones)
+    (clones / "environment" / "Dockerfile").write_text(
+        "FROM python:3.13-slim\nWORKDIR /app\nRUN git clone https://hc-nowhere.invalid/x.git\n"
+    )
     checked = hc("tasks", "check", "--dataset", str(tmp_path / "ds"))
     assert checked.returncode == 0
     assert "hc-fake-primer3" in checked.stdout and "hc-fake-package" in checked.stdout
     assert "git" not in checked.stdout.split("hc-fake-primer3")[1].split("\n")[0]
     if isinstance(find_engine(), str):  # no engine: the packages are why it cannot run
-        assert "1/2 tasks can run here" in checked.stdout
+        assert "1/3 tasks can run here" in checked.stdout
         return
-    # with an engine the task goes to its image; building it says which step fails
-    assert "2/2 tasks can run here (1 in bwrap, 1 in their image, not built yet)" in checked.stdout
+    # with an engine the task goes to its image; the one whose build downloads from a host no
+    # build reaches is told so, with the host, without building
+    assert "downloads from hc-nowhere.invalid" in checked.stdout
+    assert "2/3 tasks can run here (1 in bwrap, 1 in their image, not built yet)" in checked.stdout
     built = hc("tasks", "check", "--dataset", str(tmp_path / "ds"), "--build")
-    assert built.returncode == 0
-    assert "1/2 tasks can run here (1 in bwrap, 0 in their image)" in built.stdout
+    assert built.returncode == 0, built.stderr
+    said = "1/3 tasks can run here (1 in bwrap, 0 in their image: 0 built now, 0 found built; "
+    assert said + "1 failed to build)" in built.stdout
     assert "Dockerfile:3:" in built.stdout and "hc-fake-primer3" in built.stdout
 
 

@@ -69,6 +69,18 @@ def test_the_oracle_passes_every_fixture_task_in_our_sandbox(tmp_path: Path) -> 
         assert not (trial["dir"] / "hillclimber").exists()  # stop(delete=True) cleared it
 
 
+def test_a_service_the_oracle_leaves_running_answers_the_tests_harbor_runs(
+    tmp_path: Path,
+) -> None:
+    """Harbor runs the solution, then the tests, in one environment of ours: the server the
+    solution started with `setsid … &` is still there for them (the trial is a session)."""
+    ran = harbor_run(tmp_path / "jobs", "-a", "oracle", tasks=FIXTURES / "service")
+    assert ran.returncode == 0, ran.stderr[-2000:] + ran.stdout[-2000:]
+    assert {task: reward(trial) for task, trial in trials(tmp_path / "jobs").items()} == {
+        "fx-kv-service": 1.0
+    }
+
+
 def test_doing_nothing_fails_every_task(tmp_path: Path) -> None:
     ran = harbor_run(tmp_path / "jobs", "-a", "nop")
     assert ran.returncode == 0, ran.stderr[-2000:]

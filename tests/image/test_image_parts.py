@@ -1,5 +1,6 @@
 """The parts of task images that need no engine: which base stands in, where a failed step is,
-how a sandbox path is followed through links, where a task runs when no engine is here."""
+how a sandbox path is followed through links, where a task runs (when no engine is here, when
+its build downloads from a host no build reaches, when its solution installs)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,11 @@ import pytest
 from hillclimber.image.base import flavour_for
 from hillclimber.image.build import _failed_step, _instruction_line
 from hillclimber.image.engine import Podman
-from hillclimber.image.placement import Placement, place
+from hillclimber.image.placement import Placement, image_reasons, needs_image, place
+from hillclimber.image.reach import hosts_in
 from hillclimber.loaders import load_dataset
 from hillclimber.sandbox import Layout, Mount, OutsideSandbox
+from hillclimber.task import Task
 
 from conftest import FIXTURES
 
@@ -103,3 +106,62 @@ def test_a_task_that_needs_its_image_runs_nowhere_without_an_engine_or_with_a_gp
     gpu = task.model_copy(update={"environment": task.environment.model_copy(update={"gpus": 1})})
     never_called = Podman("/nonexistent/podman")  # the GPU decides before any build
     assert place(gpu, never_called, build=True) == Placement("no", ["1 GPU(s): none here"])
+
+
+def _variant(tmp_path: Path, name: str, dockerfile: str = "", solution: str = "") -> Task:
+    """fx-hello with lines added to its Dockerfile and its reference solution."""
+    task_dir = tmp_path / name
+    shutil.copytree(FIXTURES / "tb2" / "fx-hello", task_dir)
+    for path, added in ((task_dir / "environment" / "Dockerfile", dockerfile),
+                        (task_dir / "solution" / "solve.sh", solution)):  # fmt: skip
+        path.write_text(path.read_text() + added)
+    return load_dataset(task_dir).tasks[0]
+
+
+@pytest.mark.parametrize(
+    ("need", "hosts"),
+    [
+        ("git clone https://github.com/BVLC/caffe.git", [("github.com", 443)]),
+        ("download http://mirror.example.invalid:8080/f.tgz", [("mirror.example.invalid", 8080)]),
+        ("pip: git+https://github.com/a/b.git", [("github.com", 443)]),
+        ("git clone git@gitlab.com:a/b.git", [("gitlab.com", 22)]),
+        ("download from Hugging Face gpt2", [("huggingface.co", 443)]),
+        ("apt: curl, git", []),
+    ],
+)
+def test_the_hosts_a_build_step_downloads_from_are_read_from_it(
+    need: str, hosts: list[tuple[str, int]]
+) -> None:
+    assert hosts_in(need) == hosts
+
+
+def test_a_dockerfile_that_downloads_from_a_host_no_build_reaches_runs_nowhere(
+    tmp_path: Path,
+) -> None:
+    """Told before any build (`.invalid` never resolves), with the host named."""
+    task = _variant(tmp_path, "clones", "RUN git clone https://hc-nowhere.invalid/x.git /opt/x\n")
+    never_called = Podman("/nonexistent/podman")
+    placed = place(task, never_called, build=True)
+    assert placed.where == "no" and not placed.build_failed
+    assert placed.reasons[0].startswith("downloads from hc-nowhere.invalid, which no build")
+    assert "git clone https://hc-nowhere.invalid/x.git" in placed.reasons[0]
+
+
+def test_a_task_whose_solution_installs_runs_in_its_image_where_images_can_be_built(
+    tmp_path: Path,
+) -> None:
+    """bwrap cannot install into the host's read-only system folders; in its image a trial
+    installs into its own layer. Without an engine it stays in bwrap (the oracle may fail)."""
+    task = _variant(tmp_path, "installs", solution="apt-get install -y hc-no-such-package\n")
+    assert needs_image(task)
+    assert image_reasons(task) == ["its reference solution needs apt: hc-no-such-package"]
+    assert place(task, "no podman") == Placement("bwrap")
+    assert place(task, Podman("/nonexistent/podman")) == Placement("image", image_reasons(task))
+
+
+def test_every_task_of_the_built_in_suite_stays_in_bwrap() -> None:
+    """Milliseconds to set up, nothing to build: the main benchmark's tasks never move."""
+    from hillclimber.cli.options import load
+
+    moved = [task.id for task in load("mini", None).tasks if needs_image(task)]
+    assert moved == []

@@ -18,6 +18,7 @@ from hillclimber.loaders import load_dataset
 from hillclimber.results import ExitReason, read_trial
 from hillclimber.runner import Run
 from hillclimber.sandbox import SandboxKind
+from hillclimber.sandbox.slirp import slirp_binary
 from hillclimber.task import Task
 
 from conftest import require_images, run_config
@@ -106,7 +107,10 @@ def test_a_trial_sees_the_image_as_its_dockerfile_made_it(
         # an absolute link in the image leads inside the image, not to the host's /data
         assert sandbox.read_file("/opt/tools/input-link") == b"3\n4\n5\n"
         devices = sandbox.run("cat /proc/net/dev", timeout=30).stdout.splitlines()[2:]
-        assert [line.split(":")[0].strip() for line in devices] == ["lo"]
+        # a network of its own: loopback, and slirp4netns's way out (a TB2 task in its image
+        # may use the network, as in Harbor's container), never the host's interfaces
+        own = ["lo", "tap0"] if slirp_binary() else ["lo"]
+        assert sorted(line.split(":")[0].strip() for line in devices) == own
         sandbox.write_file("/etc/written-by-trial", b"x")
         assert sandbox.run("cat /etc/written-by-trial", timeout=30).stdout == "x"
         layer_root = tmp_path / "container" / "root"
@@ -116,6 +120,26 @@ def test_a_trial_sees_the_image_as_its_dockerfile_made_it(
     assert (tmp_path / "workspace").is_dir()
     with image_sandbox(outside_app, tmp_path / "second") as (sandbox, _):
         assert not sandbox.exists("/etc/written-by-trial")
+
+
+def test_a_server_left_running_in_the_image_lives_until_the_trial_ends(
+    outside_app: Task, tmp_path: Path
+) -> None:
+    """The trial is a session in its image too: a server one command leaves running answers
+    the next; when the trial ends it is gone and its layer is unmounted (no process holds
+    it)."""
+    serve = (
+        "setsid python3 -c \"import http.server as h; h.HTTPServer(('127.0.0.1', 8765), "
+        'h.SimpleHTTPRequestHandler).serve_forever()" 424242 >/dev/null 2>&1 < /dev/null &'
+        " sleep 1"
+    )
+    fetch = "python3 -c \"import urllib.request as u; print(u.urlopen('http://127.0.0.1:8765/').status)\""
+    with image_sandbox(outside_app, tmp_path) as (sandbox, _):
+        assert sandbox.run(serve, timeout=30).ok
+        assert sandbox.run(fetch, timeout=30).stdout.strip() == "200"
+    left = subprocess.run(["pgrep", "-f", "424242"], capture_output=True, text=True, check=False)
+    assert left.stdout == ""
+    assert not (tmp_path / "container" / "root").exists()
 
 
 def test_a_command_over_the_memory_limit_is_ended_in_the_image(

@@ -112,20 +112,25 @@ def test_tb2_fixtures_load(
 
 
 @pytest.mark.parametrize(
-    ("setting", "network"),
+    ("setting", "network", "in_image"),
     [
-        ("[environment]\nallow_internet = true\n", True),
-        ("[environment]\nallow_internet = false\n", False),
-        ('[environment]\nnetwork_mode = "public"\n', True),
-        ('[environment]\nnetwork_mode = "no-network"\n', False),
-        ('[agent]\nnetwork_mode = "allowlist"\n', True),
-        ("", False),
+        ("[environment]\nallow_internet = true\n", True, True),
+        ("[environment]\nallow_internet = false\n", False, False),
+        ('[environment]\nnetwork_mode = "public"\n', True, True),
+        ('[environment]\nnetwork_mode = "no-network"\n', False, False),
+        ('[agent]\nnetwork_mode = "allowlist"\n', True, True),
+        ("", False, True),
     ],
 )
-def test_tb2_network_follows_task_toml(tmp_path: Path, setting: str, network: bool) -> None:
+def test_tb2_network_follows_task_toml(
+    tmp_path: Path, setting: str, network: bool, in_image: bool
+) -> None:
+    """Unasked, no network in bwrap; in the task's image, Harbor's default for a container
+    (public), through a network of the trial's own."""
     folder = copy(TB2 / "fx-hello", tmp_path)
     (folder / "task.toml").write_text(f'version = "1.0"\n{setting}')
-    assert load_task(folder).environment.network is network
+    environment = load_task(folder).environment
+    assert (environment.network, environment.image_network) == (network, in_image)
 
 
 def test_tb2_optional_parts_and_defaults(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from conftest import REPO, require_sandbox
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 
-from _escape_checks import lingering
+from _escape_checks import lingering, workspace_key
 from _escape_run import Runs
 from escapes import CATEGORIES, KINDS, Entry, load_corpus, not_loopback, run_corpus
 
@@ -85,10 +85,10 @@ def test_a_process_left_with_the_runs_mark_is_found(
 ) -> None:
     mark, proc = sleeper
     deadline = time.monotonic() + 5
-    found = lingering(mark, tmp_path)
+    found = lingering(mark, workspace_key(tmp_path))
     while not any(str(proc.pid) in line for line in found) and time.monotonic() < deadline:
         time.sleep(0.1)  # a loaded machine may not show the child's new command line at once
-        found = lingering(mark, tmp_path)
+        found = lingering(mark, workspace_key(tmp_path))
     assert any(str(proc.pid) in line for line in found), (found, proc.poll(), _proc_view(proc.pid))
 
 

@@ -91,9 +91,11 @@ def tasks_check(
         title=f"{data.name}: where each task can run here",
     )
     counts: Counter[str] = Counter()
+    built: Counter[str] = Counter()
     for task in chosen:
         placed = place(task, engine, build=build)
         counts[placed.where] += 1
+        built[_build_outcome(placed)] += 1
         table.add_row(
             task.id,
             _WHERE[placed.where] + _built(placed),
@@ -104,7 +106,7 @@ def tasks_check(
     runnable = counts["bwrap"] + counts["image"]
     console.print(
         f"{runnable}/{len(chosen)} tasks can run here ({counts['bwrap']} in bwrap, "
-        f"{counts['image']} in their image{'' if build else ', not built yet'})"
+        f"{counts['image']} in their image{_builds(built) if build else ', not built yet'})"
         + (f"; {len(invalid)} could not be read" if invalid else ""),
         highlight=False,
     )
@@ -115,6 +117,21 @@ def tasks_check(
 
 
 _WHERE = {"bwrap": "[green]bwrap[/]", "image": "[green]image[/]", "no": "[yellow]no[/]"}
+
+
+def _build_outcome(placed: Placement) -> str:
+    """What building did for this task: built now, found built, failed, or nothing."""
+    if placed.build_failed:
+        return "failed"
+    if placed.image is None:
+        return ""
+    return "cached" if placed.image.cached else "built"
+
+
+def _builds(built: Counter[str]) -> str:
+    """`: 3 built now, 5 found built; 2 failed to build`, as `--build` found them."""
+    said = f": {built['built']} built now, {built['cached']} found built"
+    return said + (f"; {built['failed']} failed to build" if built["failed"] else "")
 
 
 def _built(placed: Placement) -> str:

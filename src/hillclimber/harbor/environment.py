@@ -114,7 +114,8 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
         if kind not in ISOLATING:
             raise HillclimberError("no isolating sandbox works here (bwrap or namespace)")
         layout = trial_layout(self._root, network=task.environment.network)
-        sandbox = create_sandbox(kind, layout.with_mounts(*self._harbor_mounts()))
+        mounted = layout.with_mounts(*self._harbor_mounts())
+        sandbox = self._held.enter_context(create_sandbox(kind, mounted))  # ends at `stop`
         report = build_workspace(plan, sandbox, timeout=task.limits.setup_timeout_sec)
         return sandbox.with_layout(sandbox.layout.with_env(report.env)), report.workdir
 

@@ -2,9 +2,13 @@
 
 Two ways to set a task up, each for a reason: following the Dockerfile without an engine
 (`hillclimber.setup`) takes milliseconds and needs nothing installed, but reproduces only tasks
-whose files live under /app and that install nothing this machine lacks; building the task's
+whose files live under /app and that install nothing this machine lacks, and in it nothing can
+be installed system-wide (the host's system folders are read-only there); building the task's
 image takes seconds to minutes once (then it is cached) and reproduces everything its
-Dockerfile does. A task goes to its image only when the first way cannot lay it out.
+Dockerfile does, and a trial in it is root in a layer of its own, as in a container: `apt-get`
+and `pip` install into that layer. A task goes to its image when the first way cannot lay it
+out, or when its reference solution installs what this machine lacks or writes outside /app:
+the task asks for a machine of its own, and an agent solving it will likely need one too.
 """
 
 from __future__ import annotations
@@ -15,7 +19,8 @@ from typing import Literal
 from hillclimber.errors import HillclimberError
 from hillclimber.image.build import TaskImage, build_image
 from hillclimber.image.engine import Podman
-from hillclimber.setup.plan import check_task
+from hillclimber.image.reach import unreachable_downloads
+from hillclimber.setup.plan import check_task, solution_needs
 from hillclimber.task import Task
 from hillclimber.verify.verifier import verifier_needs
 
@@ -29,37 +34,51 @@ class Placement:
     """Why not (`no`), or why the task needs its image (`image`)."""
     image: TaskImage | None = None
     """The image, when it was built (or found built) to check."""
+    build_failed: bool = False
+    """`no` because its image was built and the build failed."""
 
 
 def image_needs(task: Task) -> list[str]:
     """Why the task cannot run in its image here whatever is built (empty: it may): a GPU it
-    asks for, or tests that cannot run even there."""
+    asks for, a host its Dockerfile downloads from that no build here reaches, or tests that
+    cannot run even there."""
     gpus = [f"{task.environment.gpus} GPU(s): none here"] if task.environment.gpus else []
-    return gpus + verifier_needs(task, in_image=True)
+    return gpus + unreachable_downloads(task) + verifier_needs(task, in_image=True)
+
+
+def image_reasons(task: Task) -> list[str]:
+    """Why the task runs in its image where one can be built (empty: in bwrap): what its
+    Dockerfile does that cannot be followed without an engine, else what its reference
+    solution needs that bwrap cannot give."""
+    host_needs = check_task(task)
+    if host_needs:
+        return host_needs
+    solution = solution_needs(task)
+    return [f"its reference solution needs {'; '.join(solution)}"] if solution else []
 
 
 def needs_image(task: Task) -> bool:
-    """Whether the task must run in its image: the Dockerfile cannot be followed without an
-    engine (it installs what this machine lacks, writes outside /app, …)."""
-    return bool(check_task(task))
+    """Whether the task runs in its image where images can be built (`image_reasons`)."""
+    return bool(image_reasons(task))
 
 
 def place(task: Task, engine: Podman | str, *, build: bool = False) -> Placement:
     """Where `task` runs here; with `build`, an image task's image is built (or found) to be
     sure, and a failed build says its step. `engine` is the engine, or why there is none."""
-    host_needs = check_task(task)
-    if not host_needs:
+    reasons = image_reasons(task)
+    followed = not check_task(task)  # the Dockerfile can be followed without an engine
+    if not reasons or (followed and isinstance(engine, str)):  # bwrap, the oracle may fail
         tests = verifier_needs(task)
         return Placement("no", tests) if tests else Placement("bwrap")
     if isinstance(engine, str):
-        return Placement("no", [*host_needs, f"no image can be built: {engine}"])
+        return Placement("no", [*reasons, f"no image can be built: {engine}"])
     needs = image_needs(task)
     if needs:
         return Placement("no", needs)
     if not build:
-        return Placement("image", host_needs)
+        return Placement("image", reasons)
     try:
         image = build_image(task, engine)
     except HillclimberError as err:
-        return Placement("no", [str(err)])
-    return Placement("image", host_needs, image)
+        return Placement("no", [str(err)], build_failed=True)
+    return Placement("image", reasons, image)

@@ -28,7 +28,8 @@ def image_sandbox(
     limits: ResourceLimits | None = None,
 ) -> Iterator[tuple[ContainerSandbox, TaskImage]]:
     """The task's image as a sandbox for one trial whose files live in `folder`. When the
-    trial ends, its working folder is kept at `folder/workspace` and the layer thrown away."""
+    trial ends, its session is closed (what its commands left running ends), its working
+    folder is kept at `folder/workspace` and the layer thrown away."""
     podman = engine()
     image = build_image(task, podman)
     image_root = podman.mount(image.tag)
@@ -40,7 +41,7 @@ def image_sandbox(
         layout = Layout(
             mounts=mounts,
             env=image.config.env,
-            network=task.environment.network,
+            network=task.environment.network or task.environment.image_network,
             scratch=folder / "scratch",
             limits=limits or ResourceLimits(),
             workdir=image.config.workdir,
@@ -51,6 +52,7 @@ def image_sandbox(
         try:
             yield sandbox, image
         finally:
+            sandbox.close()  # every process of the trial gone before its layer goes
             _keep_workdir(sandbox, image.config.workdir, folder / KEPT_WORKSPACE)
 
 

@@ -89,6 +89,15 @@ class TaskToml(Lenient):
             return mode != "no-network"
         return self.environment.allow_internet is True
 
+    @property
+    def image_network(self) -> bool:
+        """In the task's image, the network Harbor gives its container: public unless the
+        task says no."""
+        mode = self.agent.network_mode or self.environment.network_mode
+        if mode is not None:
+            return mode != "no-network"
+        return self.environment.allow_internet is not False
+
 
 def is_tb2_task(folder: Path) -> bool:
     return any((folder / name).is_file() for name in MARKERS)
@@ -125,6 +134,7 @@ def load_tb2_task(folder: Path) -> Task:
             dockerfile=dockerfile,
             context=dockerfile.parent if dockerfile else None,
             network=config.network,
+            image_network=config.image_network,
             image=config.environment.docker_image,
             gpus=config.environment.gpus or 0,
         ),

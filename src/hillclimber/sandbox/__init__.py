@@ -26,6 +26,7 @@ from hillclimber.sandbox.base import (
     walk,
 )
 from hillclimber.sandbox.bwrap import BwrapSandbox
+from hillclimber.sandbox.host import HostSandbox
 from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.sandbox.local import LocalSandbox, rewrite_paths
 from hillclimber.sandbox.namespace import NamespaceSandbox
@@ -38,6 +39,7 @@ __all__ = [
     "TMP",
     "CommandResult",
     "FileInfo",
+    "HostSandbox",
     "Layout",
     "Mount",
     "OutsideSandbox",
@@ -108,7 +110,9 @@ def _write_shims(folder: Path) -> None:
             shim.chmod(0o755)
 
 
-def create_sandbox(kind: SandboxKind, layout: Layout) -> Sandbox:
+def create_sandbox(kind: SandboxKind, layout: Layout) -> HostSandbox:
+    """A sandbox of `kind` over `layout`, in a session of its own where the kind holds one:
+    `close` it (or use it as a context manager) when its trial ends."""
     return _BACKENDS[kind](layout)
 
 
@@ -117,8 +121,8 @@ def _works(kind: SandboxKind) -> str | None:
     """None if this back end runs a trivial command here, else why not."""
     probe_root = Path(__import__("tempfile").mkdtemp(prefix="hc-probe-"))
     try:
-        sandbox = create_sandbox(kind, trial_layout(probe_root))
-        result = sandbox.run("test -d /app && echo ok", timeout=20)
+        with create_sandbox(kind, trial_layout(probe_root)) as sandbox:
+            result = sandbox.run("test -d /app && echo ok", timeout=20)
         if result.ok and result.stdout.strip() == "ok":
             return None
         return (

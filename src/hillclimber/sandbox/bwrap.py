@@ -1,5 +1,9 @@
 """bubblewrap: system folders read-only, the trial's folders bound in, no network by default.
 
+In a session (`session.py`) each command joins the trial's user and pid namespaces (bwrap's
+`--userns`, `--pidns`) and its network, IPC and host name (`nsenter`), with a mount namespace of
+its own; without one, it gets every namespace of its own and ends with its processes.
+
 Started by root, bwrap's user namespace maps the sandbox's root to the host's: so the command
 runs without capabilities (no remount of the read-only folders, no mount of cgroupfs to lift its
 limits), /proc/sys is read-only (the kernel's settings are the host's) and /etc/shadow and
@@ -22,6 +26,7 @@ from hillclimber.sandbox.base import (
     SandboxKind,
 )
 from hillclimber.sandbox.host import HostSandbox
+from hillclimber.sandbox.session import Holder, Session
 from hillclimber.sandbox.system import system_entries
 
 DEVICES = {"null": (1, 3), "zero": (1, 5), "full": (1, 7), "random": (1, 8), "urandom": (1, 9)}
@@ -35,16 +40,18 @@ hashes, and the sandbox's root is the host's."""
 class BwrapSandbox(HostSandbox):
     kind = SandboxKind.BWRAP
 
-    def __init__(self, layout: Layout) -> None:
-        super().__init__(layout)
+    def __init__(self, layout: Layout, session: Session | None = None) -> None:
+        super().__init__(layout, session)
         binary = shutil.which("bwrap", path=STANDARD_PATH)
         if binary is None:
             raise SandboxUnavailable("bwrap is not installed (apt-get install bubblewrap)")
         self.binary = binary
         self.devices = _own_devices(layout)
 
-    def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
-        args = self.opening()
+    def argv(
+        self, command: str, cwd: str, env: Mapping[str, str], holder: Holder | None
+    ) -> list[str]:
+        args = self.opening(holder)
         for entry in system_entries():
             if entry.symlink_to is not None:
                 args += ["--symlink", entry.symlink_to, f"/{entry.name}"]
@@ -54,11 +61,21 @@ class BwrapSandbox(HostSandbox):
         for path in HIDDEN:
             if Path(path).exists():
                 args += ["--ro-bind", "/dev/null", path]
+        if holder is not None and holder.resolv_conf is not None:  # the trial's own network
+            args += ["--ro-bind", str(holder.resolv_conf), "/etc/resolv.conf"]
         return args + self.closing(self.layout.mounts, command, cwd, env)
 
-    def opening(self) -> list[str]:
-        """bwrap with every namespace of its own and no capabilities; the network shared only
-        when the task asks for it."""
+    def opening(self, holder: Holder | None) -> list[str]:
+        """bwrap with no capabilities, in the session's namespaces (`holder`) or else every
+        namespace of its own; the network shared only when the task asks for it. In a session
+        the command stays in the process group the runner made (no `--new-session`): its time
+        limit ends the group, and it has no terminal to type into."""
+        if holder is not None:
+            assert holder.user_fd is not None  # bwrap's sessions have their user namespace
+            joined = ["--userns", str(holder.user_fd), "--pidns", str(holder.pid_fd)]
+            args = [*holder.nsenter(), self.binary, "--die-with-parent", *joined]
+            args += ["--unshare-cgroup-try", "--cap-drop", "ALL"]
+            return args + [arg for cap in self.capabilities for arg in ("--cap-add", cap)]
         args = [self.binary, "--die-with-parent", "--new-session", "--unshare-all"]
         args += ["--cap-drop", "ALL"]
         if self.layout.network:
@@ -86,6 +103,9 @@ class BwrapSandbox(HostSandbox):
         return [*args, "--", self.shell, "-c", command]
 
     shell = "/bin/bash"
+    capabilities: tuple[str, ...] = ()
+    """What a command keeps in its session's user namespace: nothing (the host's system
+    folders are bound in, and root's files there are the host's)."""
 
 
 def _own_devices(layout: Layout) -> list[Path]:

@@ -21,24 +21,46 @@ from pathlib import Path
 from hillclimber.errors import SetupError
 from hillclimber.sandbox.base import APP, STANDARD_PATH, SandboxKind
 from hillclimber.sandbox.bwrap import BwrapSandbox
+from hillclimber.sandbox.session import Holder, Users
 
 ROOT = "/"
-HOST_NETWORK_FILES = ("/etc/resolv.conf", "/etc/hosts")
+RESOLV_CONF = "/etc/resolv.conf"
+HOST_NETWORK_FILES = (RESOLV_CONF, "/etc/hosts")
 """Given to a trial that may use the network: the image's own are the builder's."""
+DOCKER_CAPABILITIES = tuple(
+    f"CAP_{name}"
+    for name in (
+        "CHOWN", "DAC_OVERRIDE", "FSETID", "FOWNER", "MKNOD", "NET_RAW", "SETGID", "SETUID",
+        "SETFCAP", "SETPCAP", "NET_BIND_SERVICE", "SYS_CHROOT", "KILL", "AUDIT_WRITE",
+    )
+)  # fmt: skip
+"""Docker's default capabilities for a container's root: enough to install packages (apt
+drops to its own user, dpkg sets owners and modes) and run services (a port below 1024, a
+worker under its own user); none that reaches past the trial's namespaces."""
 
 
 class ContainerSandbox(BwrapSandbox):
-    """bwrap with the image's root as `/` instead of this machine's system folders."""
+    """bwrap with the image's root as `/` instead of this machine's system folders: root as
+    in a container, with a container's users and capabilities in the trial's own user
+    namespace (nothing of the host's is writable or secret in here: the image's files, the
+    trial's layer)."""
 
     kind = SandboxKind.CONTAINER
+    session_users = Users.ALL
+    capabilities = DOCKER_CAPABILITIES
 
-    def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
+    def argv(
+        self, command: str, cwd: str, env: Mapping[str, str], holder: Holder | None
+    ) -> list[str]:
         root = self.layout.mount_for(ROOT)
-        args = [*self.opening(), "--bind", str(root.host), ROOT]
+        args = [*self.opening(holder), "--bind", str(root.host), ROOT]
         if self.layout.network:
             for path in HOST_NETWORK_FILES:
-                if Path(path).is_file():
-                    args += ["--ro-bind", path, path]
+                source = Path(path)
+                if path == RESOLV_CONF and holder is not None and holder.resolv_conf:
+                    source = holder.resolv_conf  # the trial's own network's resolver
+                if source.is_file():
+                    args += ["--ro-bind", str(source), path]
         args += self.kernel_folders()
         args += ["--ro-bind", "/sys", "/sys"]  # read-only, as a container engine gives it
         if cwd == APP and not self.exists(APP):  # the harness's default, an image without /app

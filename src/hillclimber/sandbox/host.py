@@ -1,5 +1,6 @@
 """What the back ends whose folders live on the host share: the layout, commands run through a
-host command line, and the file API implemented once over the layout's host folders."""
+host command line in the trial's session (`session.py`), and the file API implemented once over
+the layout's host folders."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import stat
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Self
+from types import TracebackType
+from typing import ClassVar, Self
 
 from hillclimber.process import DEFAULT_OUTPUT_CAP, run_process
 from hillclimber.sandbox.base import (
@@ -23,20 +25,51 @@ from hillclimber.sandbox.base import (
     SandboxKind,
     base_env,
 )
-from hillclimber.sandbox.limits import MIB, confined, folder_mb
+from hillclimber.sandbox.limits import MIB, Confinement, folder_mb
+from hillclimber.sandbox.session import Holder, Session, Users, open_session
 
 
 class HostSandbox:
-    """A sandbox over host folders. Back ends say how a command runs (`argv`)."""
+    """A sandbox over host folders. Back ends say how a command runs (`argv`), in the trial's
+    session where they can hold one: what a command leaves running lives until `close`, and
+    the copies `with_layout` makes share the session."""
 
     kind: SandboxKind
     isolated: bool = True
+    holds_sessions: ClassVar[bool] = True
+    session_users: ClassVar[Users] = Users.ROOT
+    """Who is who in the session's user namespace, which commands join (`Users`)."""
+    own_network: ClassVar[bool] = True
+    """Whether a trial that may use the network gets a network namespace of its own, with
+    slirp4netns as its way out (the back end gives its commands slirp's resolv.conf)."""
 
-    def __init__(self, layout: Layout) -> None:
+    def __init__(self, layout: Layout, session: Session | None = None) -> None:
         self.layout = layout
+        if session is None and self.holds_sessions:
+            session = open_session(
+                network=layout.network, users=self.session_users, own_network=self.own_network
+            )
+        self.session = session
 
     def with_layout(self, layout: Layout) -> Self:
-        return type(self)(layout)
+        return type(self)(layout, self.session)
+
+    def close(self) -> None:
+        """End every process the sandbox's commands left running (nothing to do without a
+        session: each command's processes ended with it)."""
+        if self.session is not None:
+            self.session.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
 
     def host_path(self, path: str, cwd: str = APP) -> Path:
         """The host path behind a sandbox path; raises OutsideSandbox for anything else."""
@@ -47,8 +80,11 @@ class HostSandbox:
 
     # -- commands ---------------------------------------------------------------------------
 
-    def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
-        """The host command line that runs `command` inside this sandbox."""
+    def argv(
+        self, command: str, cwd: str, env: Mapping[str, str], holder: Holder | None
+    ) -> list[str]:
+        """The host command line that runs `command` inside this sandbox (in the session
+        `holder` holds open, where there is one)."""
         raise NotImplementedError
 
     def run(
@@ -60,11 +96,14 @@ class HostSandbox:
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
     ) -> CommandResult:
-        argv = self.argv(command, cwd, self.environment(env))
-        # the back end's own process gets no more than a PATH: bwrap stays the sandbox's pid 1,
-        # and its environment (the runner's, with any API keys) is readable at /proc/1/environ
+        holder = self.session.open() if self.session is not None else None
+        argv = self.argv(command, cwd, self.environment(env), holder)
+        # the back end's own process gets no more than a PATH: its environment (the runner's,
+        # with any API keys) would be readable in the sandbox's /proc
         clean = {"PATH": STANDARD_PATH}
-        return self.execute(command, argv, timeout=timeout, output_cap=output_cap, env=clean)
+        return self.execute(
+            command, argv, timeout=timeout, output_cap=output_cap, env=clean, holder=holder
+        )
 
     def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """What a command's environment holds."""
@@ -79,10 +118,15 @@ class HostSandbox:
         output_cap: int,
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
+        holder: Holder | None = None,
     ) -> CommandResult:
-        """Run the host command line `argv` for `command` within the layout's limits."""
+        """Run the host command line `argv` for `command` within the layout's limits. In a
+        session (`holder`), what a command that ended by itself left running runs on, in its
+        control groups, until the session ends; a command ended by its time or a limit is
+        ended whole."""
         limits = self.layout.limits
-        with confined(limits) as confinement:
+        confinement = Confinement(limits)
+        try:
             result = run_process(
                 confinement.wrap(argv),
                 timeout=timeout,
@@ -91,8 +135,17 @@ class HostSandbox:
                 output_cap=output_cap,
                 max_output=limits.output_mb * MIB if limits.output_mb else None,
                 watch=self._size_watch(),
+                pass_fds=holder.fds if holder is not None else (),
+                leave_running=holder is not None,
             )
             limit = result.stopped or confinement.limit_hit(result)
+        except BaseException:
+            confinement.close()
+            raise
+        if self.session is not None and holder is not None and not result.timed_out and not limit:
+            self.session.keep(confinement.release())
+        else:
+            confinement.close()
         return CommandResult.from_process(command, result, limit=limit)
 
     def _size_watch(self) -> Callable[[], str | None] | None:

@@ -9,6 +9,8 @@ Where no control group can be made, memory falls back to an address-space limit 
 also gets a largest-file limit (`prlimit --fsize`: a write past it kills the writer), and one
 that prints more than the output limit is ended. After the command `limit_hit` says which limit
 ended it, for the step's text and the trial's exit reason (`resource_limit`).
+What a command leaves running in the trial's session stays in its groups, within its limits,
+until the session ends and removes them (`release`, `remove_group`).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import shutil
 import signal
 import time
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -91,6 +93,29 @@ def _prlimit() -> str | None:
 
 @functools.cache
 def _groups() -> _Groups:
+    found = _find_groups()
+    _sweep(p for p in (found.unified, found.memory, found.pids) if p is not None)
+    return found
+
+
+STALE_SEC = 600.0
+"""How old an empty group of ours must be to be taken for one a runner that died outright left
+(its session's processes went with their pid namespace; its groups stayed)."""
+
+
+def _sweep(parents: Iterable[Path]) -> None:
+    """Remove such leftover groups, once per process (a group in use holds processes, and one
+    just made is young)."""
+    now = time.time()
+    for parent in parents:
+        for group in parent.glob("hc-*"):
+            with contextlib.suppress(OSError):
+                empty = not (group / "cgroup.procs").read_text().strip()
+                if empty and now - group.stat().st_mtime > STALE_SEC:
+                    group.rmdir()
+
+
+def _find_groups() -> _Groups:
     unified_path = _own_group("")
     if (CGROUP_ROOT / "cgroup.controllers").exists() and unified_path is not None:
         here = CGROUP_ROOT / unified_path.lstrip("/")
@@ -213,19 +238,39 @@ class Confinement:
         return self._pids is not None and _counter(self._pids / "pids.events", "max") > 0
 
     def close(self) -> None:
-        """Remove the groups, after killing anything left in them (a group with a process
-        still exiting cannot be removed yet: tried again for up to two seconds)."""
+        """Remove the groups, after killing anything left in them."""
         for group in reversed(self.groups):
-            _empty(group)
-            for _ in range(200):
-                try:
-                    group.rmdir()
-                    break
-                except FileNotFoundError:
-                    break
-                except OSError:
-                    time.sleep(0.01)
+            remove_group(group)
         self.groups.clear()
+
+    def release(self) -> list[Path]:
+        """After a command that ended by itself in a session: remove its empty groups; those
+        still holding what it left running are returned, for the session to remove at its
+        end (their limits go on applying to what runs in them)."""
+        kept: list[Path] = []
+        for group in reversed(self.groups):
+            try:
+                group.rmdir()
+            except FileNotFoundError:
+                pass
+            except OSError:
+                kept.append(group)
+        self.groups.clear()
+        return kept
+
+
+def remove_group(group: Path) -> None:
+    """Kill what is left in a control group and remove it (a group with a process still
+    exiting cannot be removed yet: tried again for up to two seconds)."""
+    _empty(group)
+    for _ in range(200):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
 
 
 def _counter(path: Path, key: str) -> int:

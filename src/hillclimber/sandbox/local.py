@@ -42,8 +42,12 @@ def rewrite_paths(text: str, layout: Layout) -> str:
 
 
 class LocalSandbox(HostSandbox):
+    """No session either: a process a command leaves running could not be told from the
+    host's own, so each command's whole process group ends with it."""
+
     kind = SandboxKind.LOCAL
     isolated = False
+    holds_sessions = False
 
     def localize(self, path: str) -> None:
         """Rewrite sandbox paths in the text files under `path` (scripts, tests)."""

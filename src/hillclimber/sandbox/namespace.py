@@ -3,7 +3,9 @@ tmpfs root built from read-only binds of the system folders and the trial's fold
 root with `pivot_root` (the host's tree is detached, so nothing lies above it). The command runs
 without capabilities (as bwrap's does): it cannot remount, mount, chroot or make devices. Its
 device nodes are its own (a chmod changes only them), /proc/sys and /proc/sysrq-trigger are
-read-only, and /etc/shadow and /etc/gshadow are hidden.
+read-only, and /etc/shadow and /etc/gshadow are hidden. In a session (`session.py`) a command
+joins the trial's pid, network, IPC and host name namespaces (`nsenter`) with a mount namespace
+of its own.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from hillclimber.sandbox.base import (
     SandboxKind,
 )
 from hillclimber.sandbox.host import HostSandbox
+from hillclimber.sandbox.session import Holder, Session, Users
 from hillclimber.sandbox.system import system_entries
 
 # Runs as root inside the new namespaces. Arguments: root, cwd, command, then triples of
@@ -67,9 +70,11 @@ exec setpriv --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- \
 
 class NamespaceSandbox(HostSandbox):
     kind = SandboxKind.NAMESPACE
+    session_users = Users.NONE  # its commands are the host's root, without capabilities
+    own_network = False  # its root is made by a script: a task that may use the network has
+    # the host's network, as before
 
-    def __init__(self, layout: Layout) -> None:
-        super().__init__(layout)
+    def __init__(self, layout: Layout, session: Session | None = None) -> None:
         if os.geteuid() != 0:
             raise SandboxUnavailable("the namespace sandbox needs root (use bwrap instead)")
         unshare = shutil.which("unshare", path=STANDARD_PATH)
@@ -77,15 +82,21 @@ class NamespaceSandbox(HostSandbox):
             raise SandboxUnavailable("unshare and setpriv (util-linux) are not installed")
         if layout.scratch is None:
             raise SandboxUnavailable("the namespace sandbox needs a scratch folder for its root")
+        super().__init__(layout, session)
         self.unshare = unshare
         self.root = layout.scratch / "nsroot"
         self.root.mkdir(parents=True, exist_ok=True)
 
-    def argv(self, command: str, cwd: str, env: Mapping[str, str]) -> list[str]:
-        args = [self.unshare, "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--uts"]
-        args.append("--propagation=private")
-        if not self.layout.network:
-            args.append("--net")
+    def argv(
+        self, command: str, cwd: str, env: Mapping[str, str], holder: Holder | None
+    ) -> list[str]:
+        if holder is not None:
+            args = [*holder.nsenter(pid=True), self.unshare, "--mount", "--propagation=private"]
+        else:
+            args = [self.unshare, "--mount", "--pid", "--fork", "--kill-child", "--ipc", "--uts"]
+            args.append("--propagation=private")
+            if not self.layout.network:
+                args.append("--net")
         args += ["/bin/bash", "-c", _SETUP, "hc-ns", str(self.root), cwd, command]
         for entry in system_entries():
             if entry.symlink_to is not None:
