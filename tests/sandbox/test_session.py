@@ -167,6 +167,23 @@ def test_a_command_that_times_out_is_ended_whole_in_a_session(tmp_path: Path) ->
     assert gone_within(earlier) == [] and gone_within(timed) == []
 
 
+@pytest.mark.parametrize("kind", SESSION_KINDS, ids=str)
+def test_a_look_of_the_harness_leaves_nothing_running(kind: SandboxKind, tmp_path: Path) -> None:
+    """A check, or a program run to compare tries, may not `linger`: what it starts ends with
+    it, so the tests find only what the agent left running."""
+    require_sandbox(kind)
+    agents, harness = new_mark(), new_mark()
+    with create_sandbox(kind, trial_layout(tmp_path)) as sandbox:
+        sandbox.run(f"setsid sleep 300.{agents} >/dev/null 2>&1 < /dev/null &", timeout=30)
+        looked = sandbox.run(
+            f"setsid sleep 300.{harness} >/dev/null 2>&1 < /dev/null &", timeout=30, linger=False
+        )
+        assert looked.ok
+        assert gone_within(harness) == []
+        assert running(agents)
+    assert gone_within(agents) == []
+
+
 def test_the_sessions_control_groups_go_with_it(tmp_path: Path) -> None:
     require_sandbox(SandboxKind.BWRAP)
     parents = group_folders()

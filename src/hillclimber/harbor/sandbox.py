@@ -111,7 +111,10 @@ class EnvironmentSandbox:
         cwd: str = APP,
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        linger: bool = True,
     ) -> CommandResult:
+        """In Harbor's environment (a container that lives for the trial) what a command
+        leaves running lives on: this sandbox cannot end it, `linger` or not."""
         started = time.monotonic()
         limit = max(1, round(timeout))
         try:

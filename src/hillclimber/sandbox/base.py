@@ -213,8 +213,12 @@ class Sandbox(Protocol):
         cwd: str = APP,
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        linger: bool = True,
     ) -> CommandResult:
-        """Run `command` with bash in the sandbox."""
+        """Run `command` with bash in the sandbox. What it leaves running lives on in the
+        trial's session (`linger`), as in a container; False for the harness's own looks (a
+        check, a program run to compare tries): what they start ends with them, so the agent's
+        work alone is what the tests find."""
         ...
 
     def with_layout(self, layout: Layout) -> Sandbox:
@@ -293,12 +297,13 @@ def run_within(
     remaining: Callable[[], float],
     timeout: float | None = None,
     cwd: str = APP,
+    linger: bool = True,
 ) -> CommandResult:
     """Run a command in what is left of an agent's time; AgentTimeout when it is used up."""
     left = remaining()
     if left <= 0:
         raise AgentTimeout("agent time is up")
-    result = sandbox.run(command, timeout=min(timeout or left, left), cwd=cwd)
+    result = sandbox.run(command, timeout=min(timeout or left, left), cwd=cwd, linger=linger)
     if result.timed_out and remaining() <= 0:
         raise AgentTimeout("agent time is up")
     return result

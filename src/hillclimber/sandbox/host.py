@@ -95,6 +95,7 @@ class HostSandbox:
         cwd: str = APP,
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        linger: bool = True,
     ) -> CommandResult:
         holder = self.session.open() if self.session is not None else None
         argv = self.argv(command, cwd, self.environment(env), holder)
@@ -102,7 +103,13 @@ class HostSandbox:
         # with any API keys) would be readable in the sandbox's /proc
         clean = {"PATH": STANDARD_PATH}
         return self.execute(
-            command, argv, timeout=timeout, output_cap=output_cap, env=clean, holder=holder
+            command,
+            argv,
+            timeout=timeout,
+            output_cap=output_cap,
+            env=clean,
+            holder=holder,
+            linger=linger,
         )
 
     def environment(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -119,11 +126,12 @@ class HostSandbox:
         cwd: Path | None = None,
         env: Mapping[str, str] | None = None,
         holder: Holder | None = None,
+        linger: bool = True,
     ) -> CommandResult:
         """Run the host command line `argv` for `command` within the layout's limits. In a
         session (`holder`), what a command that ended by itself left running runs on, in its
         control groups, until the session ends; a command ended by its time or a limit is
-        ended whole."""
+        ended whole, and so is one that may not `linger`."""
         limits = self.layout.limits
         confinement = Confinement(limits)
         try:
@@ -136,13 +144,14 @@ class HostSandbox:
                 max_output=limits.output_mb * MIB if limits.output_mb else None,
                 watch=self._size_watch(),
                 pass_fds=holder.fds if holder is not None else (),
-                leave_running=holder is not None,
+                leave_running=holder is not None and linger,
             )
             limit = result.stopped or confinement.limit_hit(result)
         except BaseException:
             confinement.close()
             raise
-        if self.session is not None and holder is not None and not result.timed_out and not limit:
+        kept = linger and not result.timed_out and not limit
+        if self.session is not None and holder is not None and kept:
             self.session.keep(confinement.release())
         else:
             confinement.close()

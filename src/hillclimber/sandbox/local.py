@@ -70,7 +70,9 @@ class LocalSandbox(HostSandbox):
         cwd: str = APP,
         env: Mapping[str, str] | None = None,
         output_cap: int = DEFAULT_OUTPUT_CAP,
+        linger: bool = True,
     ) -> CommandResult:
+        """No session here: what a command leaves running ends with it, `linger` or not."""
         host_cwd = self.host_path(cwd)
         full_env = base_env(self.layout, env)
         full_env = {k: rewrite_paths(v, self.layout) for k, v in full_env.items()}

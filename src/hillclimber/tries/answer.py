@@ -205,7 +205,7 @@ def _is_program(sandbox: Sandbox, path: str, data: bytes) -> bool:
     if posixpath.splitext(path)[1] in _SCRIPTS or data.startswith((b"#!", b"\x7fELF")):
         return True
     try:
-        result = sandbox.run(f"test -x {shlex.quote(path)}", timeout=10)
+        result = sandbox.run(f"test -x {shlex.quote(path)}", timeout=10, linger=False)
     except OSError:
         return False
     return result.ok
@@ -247,7 +247,7 @@ def _behaviour(
         stack.enter_context(kept_files(sandbox, outside))
         before = {p: read_bytes(sandbox, p) for p in named if p != path}
         try:
-            result = sandbox.run(command, timeout=RUN_TIMEOUT, cwd=workdir)
+            result = sandbox.run(command, timeout=RUN_TIMEOUT, cwd=workdir, linger=False)
         except OSError:
             return command, None
         wrote = {p: read_bytes(sandbox, p) for p in before}

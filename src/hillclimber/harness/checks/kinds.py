@@ -278,12 +278,13 @@ class CommandSucceeds:
         return f"`{self.command}` succeeds{said}"
 
     def run(self, ctx: CheckContext) -> Outcome:
-        result = run_within(
+        result = run_within(  # a check only looks: what it starts ends with it
             ctx.sandbox,
             self.command,
             remaining=ctx.remaining,
             timeout=ctx.command_timeout,
             cwd=self.cwd,
+            linger=False,
         )
         if result.timed_out:
             return Outcome(False, "timed out", timed_out=True)

@@ -240,6 +240,7 @@ class Agreement:
                 remaining=self.remaining,
                 timeout=self.command_timeout,
                 cwd=self.workdir,
+                linger=False,
             )
             printed = result.stdout.strip()  # else what it wrote to the answer file is read
             wrote = "" if printed else read_text(self.sandbox, path, max_bytes=MAX_CHARS * 2)
