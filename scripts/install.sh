@@ -2,9 +2,12 @@
 # Install hillclimber and what it needs on a fresh Debian/Ubuntu machine, into ./.venv.
 #   bash scripts/install.sh            # the tool, the embedded model's runtime and the model
 #   bash scripts/install.sh dev        # the same, plus the test tools
+#   bash scripts/install.sh dev light  # the test tools without the model's runtime, the model
+#                                      # and Harbor: minutes, for the checks that need none
 set -euo pipefail
 cd "$(dirname "$0")/.."
 extras="${1:-}"
+light="${2:-}"
 hc_home="${HILLCLIMBER_HOME:-${XDG_CACHE_HOME:-$HOME/.cache}/hillclimber}"
 
 # System packages: bubblewrap for the sandbox; python3-venv for verifier environments; a C++
@@ -51,6 +54,14 @@ python="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$python" -m venv .venv
 pip=(.venv/bin/pip -q --disable-pip-version-check)
 "${pip[@]}" install --upgrade pip
+
+if [ "$light" = light ]; then
+  spec="."
+  [ -z "$extras" ] || spec=".[$extras]"
+  "${pip[@]}" install -e "$spec"
+  echo "installed (light: no embedded model): $(.venv/bin/hillclimber --version) in $(pwd)/.venv"
+  exit 0
+fi
 
 # llama-cpp-python is published as source only, so it compiles (about 16 minutes on 2 cores).
 # We build it once into our own wheel cache, for a portable CPU level: a build for the build

@@ -15,6 +15,8 @@ from conftest import FIXTURES, hc
 from golden import SCRIPTS, run_raw
 from harbor_venv import harbor_errors
 
+pytestmark = pytest.mark.harbor  # Harbor's own validator, from .venv-harbor
+
 TB2 = FIXTURES / "tb2"
 WRITE = json.dumps(
     {"name": "write_file", "arguments": {"path": "/app/hello.txt", "content": "Hello, world!\n"}}

@@ -21,7 +21,7 @@ TB2 = FIXTURES / "tb2"
 ENV = "hillclimber.harbor:SandboxEnvironment"
 AGENT = "hillclimber.harbor:HillclimberAgent"
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.harbor]
 
 
 def harbor_run(jobs: Path, *args: str, tasks: Path = TB2) -> subprocess.CompletedProcess[str]:
