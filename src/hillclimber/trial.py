@@ -360,6 +360,9 @@ def _run_agent(
         return Tried(sandbox, workdir, True, None, None, {}, feedback, str(err))
     feedback = "tests" if tests_ran else "self" if outcome.self_checked else "none"
     checks = outcome.checks
+    # the agent has stopped (its time may be up): its checks run on what it left within the
+    # verifier's time, as the task's tests will
+    ctx.deadline = time.monotonic() + task.limits.verifier_timeout_sec
     evidence = checks() if checks is not None else outcome.tests_at_end
     message = f"agent time is up ({budget:.0f} s)" if outcome.timed_out else ""
     return Tried(

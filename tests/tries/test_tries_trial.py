@@ -16,7 +16,14 @@ from hillclimber.harness.presets import preset
 from hillclimber.models import ModelConfig
 from hillclimber.results import TrialResult, read_trial
 from hillclimber.runner import Run
-from hillclimber.task import Environment, Task, TaskFormat, Verification, VerificationKind
+from hillclimber.task import (
+    Environment,
+    Limits,
+    Task,
+    TaskFormat,
+    Verification,
+    VerificationKind,
+)
 
 from conftest import run_config
 
@@ -48,16 +55,22 @@ def one_try(writes: str) -> list[str]:
 
 
 def run(
-    tmp_path: Path, tries: list[list[str]], *, samples: bool = True, **settings: Any
+    tmp_path: Path,
+    tries: list[list[str]],
+    *,
+    samples: bool = True,
+    task: Task = TASK,
+    preset_name: str = "naive",
+    **settings: Any,
 ) -> TrialResult:
     script = tmp_path / "answers.json"
     answers = [answer for one in tries for answer in one]
     script.write_text(json.dumps({"answers": answers, "samples": samples}))
-    harness = preset("naive", **{"tries.n": 3, **settings})
+    harness = preset(preset_name, **{"tries.n": 3, **settings})
     config = run_config(
-        [TASK], agent="harness", harness=harness, model=ModelConfig(spec=f"scripted:{script}")
+        [task], agent="harness", harness=harness, model=ModelConfig(spec=f"scripted:{script}")
     )
-    Run(config, [TASK], tmp_path / "run").execute()
+    Run(config, [task], tmp_path / "run").execute()
     result = read_trial(tmp_path / "run" / "count.1" / "result.json")
     assert result is not None, (tmp_path / "run" / "count.1" / "error.txt").read_text()
     return result
@@ -154,3 +167,19 @@ def test_the_tests_run_once_after_the_choice_on_the_kept_workspace(
     )
     assert order == ["chose 2", "tests on 2"]
     assert result.passed
+
+
+def test_a_try_whose_time_ran_out_is_still_checked_and_chosen_among(tmp_path: Path) -> None:
+    """The agent's time is up in the first try (its command outlasts it): its checks still run
+    on what it left, within the verifier's time, and the trial goes on to the next tries."""
+    instruction = TASK.instruction + " Then run `cat /app/count.txt` to see it."  # a command check
+    task = TASK.model_copy(
+        update={"instruction": instruction, "limits": Limits(agent_timeout_sec=3)}
+    )
+    slow = [command("echo 3 > count.txt; sleep 30")]
+    confirmed = [[*one, DONE] for one in writes(3, 3)]  # fm: the model stands by a weak pass
+    result = run(tmp_path, [slow, *confirmed], task=task, preset_name="fm", planner=False)
+    assert result.exit_reason.value == "passed", result.message
+    assert result.tries is not None and result.tries.groups == [[1, 2]]  # it wrote 3 in time
+    assert result.tries.tries[0].loop_exit == "timed_out"
+    assert result.tries.tries[0].checks is not None  # checked all the same
