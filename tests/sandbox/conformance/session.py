@@ -7,6 +7,8 @@ from __future__ import annotations
 import secrets
 import time
 
+from hillclimber.sandbox import Mount
+
 from conformance.host import gone_within, left_running, new_mark, running
 from conformance.trials import Trials, run
 
@@ -54,13 +56,15 @@ def session_serves_later_commands(trials: Trials) -> None:
 
 
 def session_shared_by_views(trials: Trials) -> None:
-    """Another view of the trial (`with_layout`: the verifier's) is the same session: a server
-    the agent left running answers it."""
+    """Another view of the trial (`with_layout`: the verifier's, with /tests laid in) is the
+    same session: a server the agent left running answers it."""
     mark, port = new_mark(), 8000 + secrets.randbelow(1000)
+    tests = trials.folder / "tests"
+    tests.mkdir()
     box = trials.open()
     run(box, SERVE.format(port=port, mark=mark))
-    view = box.with_layout(box.layout.with_env({"HC_VIEW": "verifier"}))
-    assert run(view, FETCH.format(port=port) + "; echo $HC_VIEW") == "200\nverifier\n"
+    view = box.with_layout(box.layout.with_mounts(Mount("/tests", tests, readonly=True)))
+    assert run(view, FETCH.format(port=port)) == "200\n"
 
 
 def session_ends_every_leftover(trials: Trials) -> None:
