@@ -14,6 +14,7 @@ from hillclimber.errors import SandboxUnavailable
 from hillclimber.image import find_engine
 from hillclimber.results import RunConfig
 from hillclimber.sandbox import (
+    HOST_KINDS,
     Sandbox,
     SandboxKind,
     create_sandbox,
@@ -55,6 +56,13 @@ def require_images() -> None:
     found = find_engine()
     if isinstance(found, str):
         missing(f"task images: {found}")
+
+
+@pytest.fixture(params=HOST_KINDS, ids=lambda k: k.value)
+def sandbox_kind(request: pytest.FixtureRequest) -> SandboxKind:
+    kind: SandboxKind = request.param
+    require_sandbox(kind)
+    return kind
 
 
 def host_sandbox(root: Path) -> tuple[Sandbox, Path]:
