@@ -1,7 +1,7 @@
 """The conformance list (`conformance/`) run over every kind of sandbox: bwrap, namespace and
 local over host folders, container (a task's image, marked `images`), and the Harbor bridge
-(run once from Harbor's own Python, as the other tests that drive Harbor; marked `slow`, as
-`harbor run`'s are). What a kind declares it cannot do is an expected failure, tried where
+(run once from Harbor's own Python, marked `harbor` and `slow` as the tests of `harbor run`
+with our environment are). What a kind declares it cannot do is an expected failure, tried where
 trying is harmless: a kind that learns it fails here until its declaration goes."""
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from conformance.trials import HostTrials, ImageTrials
 from conftest import FIXTURES, REPO, missing, require_images, require_sandbox
 from harbor_venv import require_harbor
 
-MARKS = {"container": [pytest.mark.images], "harbor": [pytest.mark.slow]}
+MARKS = {"container": [pytest.mark.images], "harbor": [pytest.mark.harbor, pytest.mark.slow]}
 
 
 def cases() -> Iterator[Any]:
