@@ -33,8 +33,10 @@ T = TypeVar("T")
 
 SNAPSHOTS = "/tmp/.hillclimber-snapshots"
 """Where snapshots are kept inside the environment."""
-_MISSING, _IS_DIR = 66, 67
-"""Exit codes of the read script: nothing there, a folder."""
+STAGED = "/tmp/.hillclimber-upload-"
+"""Where a file written is uploaded first, inside the environment (the prefix of its name)."""
+_MISSING, _IS_DIR, _NOT_DIR = 66, 67, 68
+"""Exit codes of the read and list scripts: nothing there, a folder, not a folder."""
 _KINDS: dict[str, Literal["file", "dir", "other"]] = {"f": "file", "d": "dir"}
 """`find -printf %Y` letters of the kinds `FileInfo` names; any other is "other"."""
 _SLACK = 30.0
@@ -161,14 +163,24 @@ class EnvironmentSandbox:
         return base64.b64decode(result.stdout)
 
     def write_file(self, path: str, data: bytes, *, mode: int | None = None) -> None:
+        """Uploaded beside, then written over the file in place: an existing file keeps its
+        mode (and owner), as a write keeps them in every other sandbox. Harbor's upload
+        replaces the file with one of the upload's mode: an edited script would no longer
+        run."""
         full = _full(path)
-        self.mkdir(posixpath.dirname(full))
+        staged = f"{STAGED}{uuid.uuid4().hex}"
         with tempfile.TemporaryDirectory(prefix="hc-upload-") as folder:
             local = Path(folder) / "file"
             local.write_bytes(data)
-            self._call(self.environment.upload_file(local, full), 120)
-        if mode is not None:
-            self._sh(f"chmod {mode:o} {shlex.quote(full)}")
+            self._call(self.environment.upload_file(local, staged), 120)
+        target, source = shlex.quote(full), shlex.quote(staged)
+        chmod = f" && chmod {mode:o} {target}" if mode is not None else ""
+        result = self._sh(
+            f"mkdir -p {shlex.quote(posixpath.dirname(full))} && cat {source} > {target}{chmod};"
+            f" done=$?; rm -f {source}; exit $done"
+        )
+        if not result.ok:
+            raise OSError(f"cannot write {full}: {result.output.strip()[:200]}")
 
     def exists(self, path: str) -> bool:
         return self.stat(path) is not None
@@ -188,8 +200,16 @@ class EnvironmentSandbox:
         return FileInfo(kind, int(words[1]), words[2] == "1")  # type: ignore[arg-type]
 
     def listdir(self, path: str) -> list[str]:
+        """As a host folder is listed: through a link to a folder; NotADirectoryError for
+        anything else that is there."""
         full = _full(path)
-        result = self._sh(f"find {shlex.quote(full)} -mindepth 1 -maxdepth 1 -printf '%f\\0'")
+        quoted = shlex.quote(full)
+        result = self._sh(
+            f"[ -d {quoted} ] || {{ [ -e {quoted} ] && exit {_NOT_DIR}; exit {_MISSING}; }}; "
+            f"find -H {quoted} -mindepth 1 -maxdepth 1 -printf '%f\\0'"
+        )
+        if result.exit_code == _NOT_DIR:
+            raise NotADirectoryError(full)
         if not result.ok:
             raise FileNotFoundError(full)
         return sorted(name for name in result.stdout.split("\0") if name)
@@ -198,7 +218,7 @@ class EnvironmentSandbox:
         """What `walk` yields, from one `find` instead of an exec per entry (a remote
         environment pays for each); FileNotFoundError when `root` is not a folder."""
         full = _full(root)
-        result = self._sh(f"find {shlex.quote(full)} -mindepth 1 -printf '%y %Y %s %P\\0'")
+        result = self._sh(f"find -H {shlex.quote(full)} -mindepth 1 -printf '%y %Y %s %P\\0'")
         if not result.ok and not result.stdout:
             raise FileNotFoundError(full)
         found: list[tuple[list[str], str, FileInfo]] = []
@@ -220,7 +240,10 @@ class EnvironmentSandbox:
         return [(path, info) for _, path, info in found]
 
     def mkdir(self, path: str) -> None:
-        self._sh(f"mkdir -p {shlex.quote(_full(path))}")
+        full = _full(path)
+        result = self._sh(f"mkdir -p {shlex.quote(full)}")
+        if not result.ok:
+            raise OSError(f"cannot make the folder {full}: {result.output.strip()[:200]}")
 
     def upload(self, source: Path, path: str) -> None:
         full = _full(path)
