@@ -195,11 +195,9 @@ def main() -> None:
     print(
         "escapes: "
         + ", ".join(f"{kind} {escaped[kind]}" for kind in kinds)
-        + f" ({len(entries)} commands × {len(kinds)} kinds × {len(MODES)} modes)"
-    )
-    print(
-        "runs with a process left running after the trial ended: "
+        + "; left running: "
         + ", ".join(f"{kind} {left[kind]}" for kind in kinds)
+        + f" ({len(entries)} commands × {len(kinds)} kinds × {len(MODES)} modes)"
     )
 
 

@@ -181,7 +181,9 @@ def test_escapes_benchmark() -> None:
     require_sandbox(SandboxKind.NAMESPACE)
     line = final_line("escapes.py", "--limit", "3")
     assert re.fullmatch(
-        r"escapes: bwrap \d+, namespace \d+ \(3 commands × 2 kinds × 2 modes\)", line
+        r"escapes: bwrap \d+, namespace \d+; left running: bwrap \d+, namespace \d+ "
+        r"\(3 commands × 2 kinds × 2 modes\)",
+        line,
     ), line
 
 
@@ -203,7 +205,10 @@ def test_containers_benchmark() -> None:
 def test_escapes_benchmark_in_the_container_runner() -> None:
     require_images()
     line = final_line("escapes.py", "--kinds", "container", "--limit", "3")
-    assert re.fullmatch(r"escapes: container \d+ \(3 commands × 1 kinds × 2 modes\)", line), line
+    assert re.fullmatch(
+        r"escapes: container \d+; left running: container \d+ \(3 commands × 1 kinds × 2 modes\)",
+        line,
+    ), line
 
 
 @pytest.mark.slow
