@@ -181,7 +181,7 @@ class SkillSettings(_Settings):
     for_planner: bool = False
     """Also show them to the planner. Off: the 0.5B's planner copies an example's lines as its
     steps, paths and all (`cd /app/project && git init` on a task whose repository exists), and
-    the worker then follows that plan (run `skills`, README)."""
+    the worker then follows that plan (run `skills`, docs/results.md)."""
     top_k: int = Field(default=3, ge=1, le=10)
     min_score: float = Field(default=3.0, ge=0)
     """The BM25 score a skill needs at least."""

@@ -140,7 +140,7 @@ def versus_start(done: Evaluation, evaluations: list[Evaluation]) -> str:
     the tasks this evaluation ran). What a score alone hides: whether a gain is one task the
     start solves now and then, or a task no run of the start ever solved; and, marked `*`,
     whether its tests passed a result the agent's own checks had failed (tests loose enough to
-    pass the instruction's example copied, as in the README's 0.5B climb)."""
+    pass the instruction's example copied, as in the 0.5B climb of docs/results.md)."""
     starts = [e for e in evaluations if not e.changes and e.split == done.split and e is not done]
     if not starts:
         return ""

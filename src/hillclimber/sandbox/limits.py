@@ -140,7 +140,7 @@ def group_folders() -> list[Path]:
 
 
 def enforcement() -> dict[str, str]:
-    """How each limit is enforced on this machine, for the run's record and the README."""
+    """How each limit is enforced on this machine, for the run's record and docs/safety.md."""
     groups = _groups()
     memory = (
         "cgroup v2"
