@@ -508,6 +508,8 @@ def tb2_tasks() -> list[Task]:
         (["fx-hello,fx-fix-script"], None, ["fx-fix-script", "fx-hello"]),
         (None, ["fx-f*"], ["fx-hello", "fx-sales-total"]),
         (["fx-*"], ["fx-hello", "no-such-*"], ["fx-fix-script", "fx-sales-total"]),
+        (["tag:python"], None, ["fx-fix-script", "fx-sales-total"]),
+        (["tag:debug*", "fx-hello"], ["tag:no-such"], ["fx-fix-script", "fx-hello"]),
     ],
 )
 def test_select_tasks(
@@ -523,6 +525,9 @@ def test_select_pattern_matching_nothing_is_an_error(tb2_tasks: list[Task]) -> N
     with pytest.raises(HillclimberError) as caught:
         select_tasks(tb2_tasks, ["fx-hello", "regex-*"], None)
     assert_one_line(caught.value, "'regex-*'", "fx-hello", "fx-sales-total")
+    with pytest.raises(HillclimberError) as caught:
+        select_tasks(tb2_tasks, ["tag:no-such-tag"], None)
+    assert_one_line(caught.value, "'tag:no-such-tag'")
 
 
 # --- suites ---------------------------------------------------------------------------------------

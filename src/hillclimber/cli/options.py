@@ -41,10 +41,11 @@ DatasetOpt = Annotated[
     typer.Option("--dataset", help="A folder of task folders, one task folder, or a manifest."),
 ]
 TasksOpt = Annotated[
-    str | None, typer.Option("--tasks", "-t", help="Task ids or globs, comma-separated.")
+    str | None,
+    typer.Option("--tasks", "-t", help="Task ids or globs, or tag:TAG, comma-separated."),
 ]
 ExcludeOpt = Annotated[
-    str | None, typer.Option("--exclude", "-x", help="Task ids or globs to leave out.")
+    str | None, typer.Option("--exclude", "-x", help="Task ids, globs or tag:TAG to leave out.")
 ]
 ModelOpt = Annotated[
     str, typer.Option("--model", "-m", help="local, local:NAME, ollama:NAME, openai:NAME, fm, ...")

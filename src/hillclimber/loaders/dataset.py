@@ -190,6 +190,10 @@ def load_dataset(path: Path) -> Dataset:
     )
 
 
+TAG = "tag:"
+"""A task pattern that names a tag, not an id."""
+
+
 def _patterns(values: Iterable[str] | None) -> list[str]:
     """Patterns from the command line may come comma-separated (`--tasks a,b`)."""
     return [part.strip() for value in values or () for part in value.split(",") if part.strip()]
@@ -200,7 +204,8 @@ def select_tasks(
 ) -> list[Task]:
     """Keep tasks whose id matches an include pattern (all if none), minus excluded ones.
 
-    Patterns are ids or fnmatch globs (`regex-*`). An include pattern that matches nothing is
+    Patterns are ids or fnmatch globs (`regex-*`), or `tag:` and a tag or glob of tags
+    (`tag:tier-1`: the tasks the task files tag so). An include pattern that matches nothing is
     an error: a typo must not silently shrink a benchmark run. An exclude pattern that matches
     nothing is harmless and ignored.
     """
@@ -210,17 +215,20 @@ def select_tasks(
     if wanted:
         chosen = set()
         for pattern in wanted:
-            matched = _matching(ids, pattern)
+            matched = _matching(tasks, pattern)
             if not matched:
                 raise HillclimberError(_no_match(pattern, ids))
             chosen.update(matched)
     for pattern in _patterns(exclude):
-        chosen.difference_update(_matching(ids, pattern))
+        chosen.difference_update(_matching(tasks, pattern))
     return [task for task in tasks if task.id in chosen]
 
 
-def _matching(ids: list[str], pattern: str) -> list[str]:
-    return [task_id for task_id in ids if fnmatch.fnmatchcase(task_id, pattern)]
+def _matching(tasks: Sequence[Task], pattern: str) -> list[str]:
+    tag = pattern.removeprefix(TAG)
+    if tag != pattern:
+        return [t.id for t in tasks if any(fnmatch.fnmatchcase(x, tag) for x in t.metadata.tags)]
+    return [task.id for task in tasks if fnmatch.fnmatchcase(task.id, pattern)]
 
 
 def _no_match(pattern: str, ids: list[str]) -> str:
