@@ -54,6 +54,7 @@ def test_show_with_a_task_reads_each_trial_step_by_step(runs_dir: Path) -> None:
     assert "parse error: no_valid_format" in out
     assert 'call: write_file {"path": "/app/hello.txt"' in out
     assert "verification (auto_verify) failed, tests 1/2" in out
+    assert "checks: on, the task's tests (feedback tests); planner: off" in out  # what was on
     code, out, _ = hc("show", str(runs_dir / "oracle"), "fx-hello")
     assert code == 0 and "no trajectory (agent oracle)" in out
 

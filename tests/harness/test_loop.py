@@ -158,6 +158,23 @@ def test_without_a_verifier_the_models_word_ends_the_loop(tmp_path: Path) -> Non
     assert evaluations == []
 
 
+def test_the_effective_record_says_what_was_on_and_why_the_rest_was_off(tmp_path: Path) -> None:
+    config = quiet(preset("climber"))
+    outcome, _, _ = run_agent(tmp_path, config, [WRITE_OK])
+    assert outcome.info["effective"] == {
+        "checks": "on, the task's tests (feedback tests)",
+        "planner": "off, not in the setting",
+        "climbing": f"on, {config.climbing.candidates} candidates",
+        "second answers": "off, no answer file its checks name",  # the tests name none
+        "hints": "off, the suite's file says nothing",  # a task of no suite
+        "turns": "on, 15, a simple task",
+    }
+    outcome, _, _ = run_agent(tmp_path / "alone", config, [DONE], with_verifier=False)
+    effective = outcome.info["effective"]
+    assert effective["checks"] == "off, the task's tests (feedback tests)"
+    assert effective["climbing"] == "off, nothing to check with"
+
+
 def test_without_a_verifier_a_repeated_action_ends_the_loop_as_done(tmp_path: Path) -> None:
     """`hillclimber run`: asking again for what was just done is the model's way of saying
     it is done, and with nothing to check the work the harness takes it at its word."""

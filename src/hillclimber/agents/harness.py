@@ -37,6 +37,7 @@ class HarnessAgent:
             "loop_reason": result.reason,
             "turns": result.turns,
             "complexity": built.kind.value,
+            "effective": built.effective.record(),
             "budget_shrinks": built.budget.shrinks,
             "skills": built.skills.ids,
             "skill_learned": learned,

@@ -17,6 +17,7 @@ from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import describe
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.config import HarnessConfig
+from hillclimber.harness.effective import Effective, Part, part
 from hillclimber.harness.instruction import (
     Complexity,
     classify,
@@ -50,6 +51,7 @@ class Assembly:
     proposer: ModelProposer | None
     verify: Callable[[], Evaluation] | None
     """What the loop checks with: the task's tests, the harness's checks, or nothing."""
+    effective: Effective
 
 
 def assemble(
@@ -83,6 +85,34 @@ def assemble(
     paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
     checks, proposer = _checks(config, model, ctx, events, paths)
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
+    answers = checks.built.answers if checks and verify is checks.verify else ()
+    turns, why_turns = _turn_budget(config, ctx, kind)
+    effective = Effective(
+        (
+            _feedback(config, checks, ctx.verify),
+            part(
+                "planner",
+                config.planning.planner,
+                f"a {kind.value} task",
+                when=not config.planning.complexity or wants_planner(kind),
+            ),
+            part(
+                "climbing",
+                config.climbing.candidates > 1,
+                "nothing to check with",
+                why_on=f"{config.climbing.candidates} candidates",
+                when=verify is not None,
+            ),
+            part(
+                "second answers",
+                config.completion.agreement,
+                "nothing to check with" if verify is None else "no answer file its checks name",
+                when=bool(answers) and verify is not None,
+            ),
+            Part("hints", use_hints, _hints_why(config, ctx.suite_hints)),
+            Part("turns", True, f"{turns}, {why_turns}"),
+        )
+    )
     label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
     loop = AgentLoop(
@@ -96,16 +126,37 @@ def assemble(
         if config.view.mode == "micro" and config.view.show_named_files
         else lambda: "",
         events=events,
-        max_turns=_turn_budget(config, ctx, kind),
-        use_planner=config.planning.planner
-        and (not config.planning.complexity or wants_planner(kind)),
+        max_turns=turns,
+        use_planner=effective.on("planner"),
+        climbing=effective.on("climbing"),
+        agreement=effective.on("second answers"),
         skills=frozenset(skills.ids),
         skill_text=skills.section() if config.skills.for_planner else "",
-        answers=checks.built.answers if checks and verify is checks.verify else (),
+        answers=answers,
         keep=checks.built.context.keep if checks else None,
         paths=paths,
     )
-    return Assembly(loop, kind, budget, skills, checks, proposer, verify)
+    return Assembly(loop, kind, budget, skills, checks, proposer, verify, effective)
+
+
+def _hints_why(config: HarnessConfig, declared: str | None) -> str:
+    if config.view.hints == "suite":
+        return f"the suite's file says {declared or 'nothing'}"
+    return "the setting"
+
+
+def _feedback(
+    config: HarnessConfig, checks: SelfChecks | None, tests: Callable[[], Evaluation] | None
+) -> Part:
+    """What the loop checks its work with, as the trial found it."""
+    if config.feedback == "tests":
+        return Part("checks", tests is not None, "the task's tests (feedback tests)")
+    if config.feedback == "none" or not config.consults_checks():
+        why = "feedback none" if config.feedback == "none" else "the setting looks at none"
+        return Part("checks", False, why)
+    if checks is None or checks.verify is None:
+        return Part("checks", False, "no usable check made from the instruction")
+    return Part("checks", True, f"{len(checks.built.checks)} made from the instruction")
 
 
 def _checks(
@@ -185,14 +236,14 @@ def _prompter(
     )
 
 
-def _turn_budget(config: HarnessConfig, ctx: AgentContext, kind: Complexity) -> int:
-    """The setting's turns, no more than the task allows, cut to the task's class."""
-    max_turns = config.max_turns
-    if ctx.task.limits.max_turns:
-        max_turns = min(max_turns, ctx.task.limits.max_turns)
-    if config.planning.complexity:
-        max_turns = turn_budget(kind, max_turns)
-    return max_turns
+def _turn_budget(config: HarnessConfig, ctx: AgentContext, kind: Complexity) -> tuple[int, str]:
+    """The setting's turns, no more than the task allows, cut to the task's class; and why."""
+    max_turns, why = config.max_turns, "the setting"
+    if ctx.task.limits.max_turns and ctx.task.limits.max_turns < max_turns:
+        max_turns, why = ctx.task.limits.max_turns, "the task's limit"
+    if config.planning.complexity and turn_budget(kind, max_turns) < max_turns:
+        max_turns, why = turn_budget(kind, max_turns), f"a {kind.value} task"
+    return max_turns, why
 
 
 class SelfChecks:

@@ -63,6 +63,8 @@ class AgentLoop:
         events: EventBus | None = None,
         max_turns: int | None = None,
         use_planner: bool = False,
+        climbing: bool = False,
+        agreement: bool = False,
         skills: frozenset[str] = frozenset(),
         skill_text: str = "",
         answers: tuple[str, ...] = (),
@@ -91,21 +93,15 @@ class AgentLoop:
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
         self.asker = Asker(config.ask, model, prompter, self.events, remaining=env.remaining)
-        agreement = None
-        if config.completion.agreement and answers and env.verify is not None:
-            agreement = Agreement(
+        second = None
+        if agreement and env.verify is not None:
+            second = Agreement(
                 self.asker, instruction, env.sandbox, env.workdir, answers, keep,
                 checks=env.verify, remaining=env.remaining, code=lambda: self.code,
             )  # fmt: skip
-            self.env = env = replace(env, verify=agreement.counting(env.verify))
-        self.gate = Gate(
-            config.completion,
-            env.verify,
-            self.state,
-            self.events,
-            agreement,
-        )
-        self.climb = self._climb_step() if config.climbing.candidates > 1 and env.verify else None
+            self.env = env = replace(env, verify=second.counting(env.verify))
+        self.gate = Gate(config.completion, env.verify, self.state, self.events, second)
+        self.climb = self._climb_step() if climbing and env.verify else None
 
     # -- the loop ---------------------------------------------------------------------------
 

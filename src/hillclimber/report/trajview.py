@@ -12,6 +12,7 @@ from rich.console import Group, RenderableType
 from rich.rule import Rule
 from rich.text import Text
 
+from hillclimber.harness.effective import Effective
 from hillclimber.report.rundata import RunData, Step, read_steps, shorten, tail
 from hillclimber.results import TrialResult
 from hillclimber.tries.choice import TriesRecord
@@ -118,6 +119,9 @@ def trial_view(run: RunData, trial: TrialResult) -> Group:
         parts.append(Text(trial.image.note, style="dim"))
     if trial.grade is not None:
         parts.append(Text(f"grade: {trial.grade.value}", style="bold"))
+    effective = trial.agent_info.get("effective")
+    if isinstance(effective, dict):  # what the loop had on, and why each part asked was off
+        parts.append(Text("; ".join(Effective.lines(effective)), style="dim"))
     if trial.tries is not None:
         parts.append(Text(tries_note(trial.tries), style="dim"))
     doc = run.trajectory(trial)
