@@ -177,6 +177,7 @@ def main() -> None:
     parser.add_argument("--model", action="append", help=f"default: {', '.join(MODELS)}")
     parser.add_argument("--calls", type=int, default=4, help="calls of each kind")
     parser.add_argument("--record", nargs="+", type=Path, help="run folders to sample anew")
+    parser.add_argument("--sample", type=Path, default=_recorded.SAMPLE, help="the calls' file")
     parser.add_argument("--runs", nargs=2, type=Path, metavar=("BEFORE", "AFTER"))
     args = parser.parse_args()
     if args.runs:
@@ -184,16 +185,17 @@ def main() -> None:
         return
     if args.record:
         chosen = choose(_recorded.from_runs(args.record), per_kind=6)
-        _recorded.save(chosen)
-        print(f"{len(chosen)} calls in {_recorded.SAMPLE}")
+        _recorded.save(chosen, args.sample)
+        print(f"{len(chosen)} calls in {args.sample}")
         return
     specs = args.model or list(MODELS)
     if len(specs) > 1:  # one process a model: each its own peak RSS
         for spec in specs:
             argv = [sys.executable, __file__, "--model", spec, "--calls", str(args.calls)]
+            argv += ["--sample", str(args.sample)]
             subprocess.run(argv, check=True)
         return
-    measure(specs[0], sample(_recorded.load(), args.calls))
+    measure(specs[0], sample(_recorded.load(args.sample), args.calls))
 
 
 if __name__ == "__main__":
