@@ -128,8 +128,14 @@ def sample(calls: list[Recorded], per_kind: int) -> list[Recorded]:
 
 def choose(calls: list[Recorded], per_kind: int, max_prompt: int = 7500) -> list[Recorded]:
     """A small sample: the longest write_file answer of each task (longest first), and for the
-    rest one call of each role and tool (the commonest first, the median answer of each)."""
-    fits = [c for c in calls if sum(len(m["content"]) for m in c.messages) <= max_prompt]
+    rest one call of each role and tool (the commonest first, the median answer of each); of
+    prompts up to `max_prompt` characters, and answers of text (a binary file's bytes written
+    back are left out: hundreds of tokens of noise, minutes a call here)."""
+    fits = [
+        c
+        for c in calls
+        if sum(len(m["content"]) for m in c.messages) <= max_prompt and _text(c.answer)
+    ]
     longest: dict[str, Recorded] = {}
     for call in fits:
         task = call.source.split(" (")[0].rsplit("/", 1)[-1]
@@ -144,6 +150,11 @@ def choose(calls: list[Recorded], per_kind: int, max_prompt: int = 7500) -> list
     common = sorted(groups.values(), key=len, reverse=True)[:per_kind]
     rest = [sorted(g, key=lambda c: len(c.answer))[len(g) // 2] for g in common]
     return writes + rest
+
+
+def _text(answer: str) -> bool:
+    """No bytes that were no text (U+FFFD), no control characters but lines and tabs."""
+    return "\ufffd" not in answer and all(c.isprintable() or c in "\n\t" for c in answer)
 
 
 def run_ratios(before: Path, after: Path) -> None:

@@ -20,21 +20,27 @@ def ids(*tokens: int) -> np.ndarray:
     return np.array(tokens, dtype=np.intc)
 
 
-def test_the_draft_is_what_followed_the_last_tokens_where_they_last_appeared() -> None:
-    draft = PromptLookup(ngrams=(3,), draft=4)
+def test_the_draft_follows_the_longest_match_and_is_as_long_as_it_is_sure() -> None:
+    draft = PromptLookup(ngram=3, draft=4)
+    # (1, 2, 3) is found twice; before the second, 9 matches too: 4 tokens, a draft of 2
     text = ids(1, 2, 3, 4, 5, 6, 9, 1, 2, 3, 7, 8, 9, 9, 1, 2, 3)
-    assert draft(text).tolist() == [7, 8, 9, 9]  # the later of the two places
-    assert draft(ids(1, 2, 3, 4, 1, 2, 3)).tolist() == [4, 1, 2, 3]  # up to the end at most
+    assert draft(text).tolist() == [7, 8]
+    # equally long matches: the latest wins
+    assert draft(ids(5, 1, 2, 3, 7, 6, 1, 2, 3, 8, 0, 1, 2, 3)).tolist() == [8]
 
 
-def test_the_longest_run_found_wins_and_a_short_one_drafts_nothing() -> None:
-    draft = PromptLookup(ngrams=(3, 2), draft=2)
-    # (5, 6) appears after 1 and after 4; the run (4, 5, 6) picks the place after 4
-    assert draft(ids(4, 5, 6, 7, 1, 5, 6, 8, 4, 5, 6)).tolist() == [7, 1]
-    assert draft(ids(1, 5, 6, 8, 4, 5, 6)).tolist() == [8, 4]
-    # a single token seen before is no evidence of a copy
-    assert draft(ids(1, 2, 3, 9, 3)).tolist() == []
-    assert draft(ids(3)).tolist() == []
+def test_a_copy_in_progress_drafts_more_the_longer_it_has_run() -> None:
+    shown = list(range(100, 140))
+    draft = PromptLookup(ngram=3, draft=15)
+    sizes = [len(draft(ids(*shown, 7, *shown[:copied]))) for copied in (3, 5, 9, 17, 30)]
+    assert sizes == [1, 3, 7, 15, 15]
+    assert draft(ids(*shown, 7, *shown[:9])).tolist() == shown[9:16]
+
+
+def test_nothing_is_drafted_without_a_run_of_three_seen_before() -> None:
+    draft = PromptLookup(ngram=3, draft=4)
+    assert draft(ids(1, 2, 3, 9, 2, 3)).tolist() == []
+    assert draft(ids(2, 3)).tolist() == []
 
 
 def _model(lookup: bool | None) -> LocalModel:
