@@ -7,7 +7,9 @@ what a run spends in the model per trial and per solved task, against another ru
 
 The calls are a sample stored in `benchmarks/data/speed_calls.json.gz` (prompts and settings of
 real model calls from trajectories: `_recorded.py`), half of them answers that write a file
-(`write_file`: long copies, what drafting from the prompt speeds) and half the rest. Each call
+(`write_file`: long copies, what drafting from the prompt speeds) and half the rest; it was
+taken with `--record` from the 1.5B's climb (`benchmarks/climb/c15.tgz`, unpacked: TermiGen
+and mini trials) and a 0.5B run of mini (climber, `runs/mini-tries`). Each call
 is replayed at temperature 0 on two instances of the model, without and with lookup decoding,
 one after the other, in alternating order (the ratios hold when the machine is shared; the
 seconds do not): the prompt alone first (`max_tokens` 1: the prompt-heavy part, what the
