@@ -314,3 +314,50 @@ def test_prompt_reuse_benchmark(tmp_path: Path) -> None:
         rf"tools at the end, asides kept {ratio}",
         line,
     ), line
+
+
+def test_the_speed_sample_holds_both_kinds_of_recorded_calls() -> None:
+    """The stored sample replays in a fresh clone: write_file answers and the rest, free and
+    under a schema, each with the settings it was asked under."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import _recorded
+    import speed
+
+    calls = _recorded.load()
+    chosen = speed.sample(calls, 2)
+    assert [c.tool == "write_file" for c in chosen] == [True, False, True, False]
+    assert any(c.schema for c in calls) and any(c.schema is None for c in calls)
+    assert all(c.request().temperature == 0.0 and c.max_tokens >= 256 for c in calls)
+
+
+def test_speed_records_a_runs_calls_and_compares_two_runs(tmp_path: Path) -> None:
+    """--record: the calls of a run's trajectories with their settings (scripted model, real
+    runner); --runs: model seconds per trial and per solved task, after over before."""
+    before = scripted(tmp_path / "before", "climber", CLIMBER_ANSWERS)
+    after = scripted(tmp_path / "after", "naive", NAIVE_ANSWERS)
+    sample = tmp_path / "calls.json.gz"
+    lines = run_benchmark("speed.py", "--record", str(before), str(after), "--sample", str(sample))
+    # the longest write_file answer of the task, and one call of each other role and tool
+    assert lines[-1] == f"4 calls in {sample}", lines
+    lines = run_benchmark("speed.py", "--runs", str(before), str(after))
+    assert re.fullmatch(
+        rf"RESULT model_sec_per_trial={NUMBER}x model_sec_per_solved={NUMBER}x "
+        r"solved=1->1 \(after over before\)",
+        lines[-1],
+    ), lines
+
+
+@pytest.mark.model
+def test_speed_benchmark(tmp_path: Path) -> None:
+    """The real embedded model replays a scripted trial's calls without and with lookup."""
+    writes = scripted(tmp_path / "climber", "climber", CLIMBER_ANSWERS)
+    runs = scripted(tmp_path / "naive", "naive", NAIVE_ANSWERS)
+    sample = tmp_path / "calls.json.gz"
+    run_benchmark("speed.py", "--record", str(writes), str(runs), "--sample", str(sample))
+    line = final_line("speed.py", "--model", "local", "--calls", "1", "--sample", str(sample))
+    ratio = rf"{NUMBER}x"
+    assert re.fullmatch(
+        rf"RESULT model=local write_file_gen={ratio} rest_gen={ratio} prompt_sec={ratio} "
+        rf"end_to_end_sec={ratio} identical=\d+/2 peak_rss={NUMBER}GB \(both instances\)",
+        line,
+    ), line

@@ -45,6 +45,12 @@ def test_the_server_listens_on_this_machine_only() -> None:
     assert command[command.index("--host") + 1] == "127.0.0.1"
     assert command[command.index("--model_alias") + 1] == "m"
     assert command[command.index("--port") + 1] == "8123"
+    assert "--draft_model" not in command
+
+
+def test_lookup_serves_with_the_servers_own_drafter() -> None:
+    command = server_command("m", Path("/m.gguf"), port=1, n_ctx=4096, threads=2, lookup=True)
+    assert command[command.index("--draft_model") + 1] == "prompt-lookup-decoding"
 
 
 @pytest.fixture(scope="module")

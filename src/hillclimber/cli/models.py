@@ -67,12 +67,17 @@ def models_serve(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: a free one).")] = 8080,
     context_window: Annotated[int | None, typer.Option(help="Tokens, prompt and answer.")] = None,
     threads: Annotated[int, typer.Option(min=1, help="CPU threads.")] = 2,
+    lookup: Annotated[
+        bool, typer.Option(help="The server's own lookup decoding (slower here: see its docs).")
+    ] = False,
 ) -> None:
     """Serve an embedded model to other tools, until Ctrl-C.
 
     llama.cpp's OpenAI-compatible server, on 127.0.0.1."""
     signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the server as Ctrl-C does
-    with serve(model, port=port, context_window=context_window, threads=threads) as served:
+    with serve(
+        model, port=port, context_window=context_window, threads=threads, lookup=lookup
+    ) as served:
         console.print(f"{served.name} at {served.base_url}", highlight=False, soft_wrap=True)
         console.print(
             f"  e.g. hillclimber run ... --model {served.spec()} --base-url {served.base_url}"

@@ -71,6 +71,13 @@ BaseUrlOpt = Annotated[str | None, typer.Option(help="Endpoint for openai:/llama
 WindowOpt = Annotated[
     int | None, typer.Option(help="The model's window in tokens (prompt and answer).")
 ]
+LookupOpt = Annotated[
+    bool | None,
+    typer.Option(
+        help="The embedded model's lookup decoding (drafts from the prompt); not given: the "
+        "model's own default."
+    ),
+]
 SandboxOpt = Annotated[SandboxChoice, typer.Option(help="Where commands run.")]
 UnsafeOpt = Annotated[
     bool,

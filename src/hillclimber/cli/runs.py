@@ -19,6 +19,7 @@ from hillclimber.cli.options import (
     DatasetOpt,
     DropImagesOpt,
     ExcludeOpt,
+    LookupOpt,
     MaxTurnsOpt,
     ModelOpt,
     PresetOpt,
@@ -94,8 +95,10 @@ def _print_comparison(run_dir: Path) -> None:
     console.print(f"results: {run_dir}", highlight=False)
 
 
-def _model(spec: str, base_url: str | None, context_window: int | None) -> ModelConfig:
-    config = ModelConfig(spec=spec, base_url=base_url, context_window=context_window)
+def _model(
+    spec: str, base_url: str | None, context_window: int | None, lookup: bool | None = None
+) -> ModelConfig:
+    config = ModelConfig(spec=spec, base_url=base_url, context_window=context_window, lookup=lookup)
     make_model(config)  # fail now, with one clear line, if the model is missing
     return config
 
@@ -113,6 +116,7 @@ def bench(
     max_turns: MaxTurnsOpt = None,
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
+    lookup: LookupOpt = None,
     sandbox: SandboxOpt = SandboxChoice.AUTO,
     unsafe: UnsafeOpt = False,
     n_attempts: AttemptsOpt = 1,
@@ -138,7 +142,7 @@ def bench(
     uses_model = agent == "harness"
     setting = harness(preset_name, sets, max_turns) if uses_model else None
     kind, notes = pick_sandbox(sandbox, model_acts=uses_model, unsafe=unsafe)
-    model_config = _model(model, base_url, context_window) if uses_model else None
+    model_config = _model(model, base_url, context_window, lookup) if uses_model else None
     run_id = new_run_id(run_id)
     config = run_config(
         run_id,
@@ -212,6 +216,7 @@ def compare(
     max_turns: MaxTurnsOpt = None,
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
+    lookup: LookupOpt = None,
     sandbox: SandboxOpt = SandboxChoice.AUTO,
     unsafe: UnsafeOpt = False,
     n_attempts: AttemptsOpt = 1,
@@ -239,7 +244,7 @@ def compare(
         chosen,
         agent="harness",
         sandbox=kind,
-        model=_model(model, base_url, context_window),
+        model=_model(model, base_url, context_window, lookup),
         harness=None,
         n_attempts=n_attempts,
         n_concurrent=concurrency(n_concurrent, model),
@@ -280,6 +285,7 @@ def run(
     max_turns: MaxTurnsOpt = None,
     base_url: BaseUrlOpt = None,
     context_window: WindowOpt = None,
+    lookup: LookupOpt = None,
     runs_dir: Annotated[
         Path | None,
         typer.Option(help="Where the run's record goes (default: hillclimber's home, not here)."),
@@ -313,7 +319,7 @@ def run(
         [task],
         agent="harness",
         sandbox=kind,
-        model=_model(model, base_url, context_window),
+        model=_model(model, base_url, context_window, lookup),
         harness=setting,
         unsafe=unsafe,
     ).model_copy(update={"workspace": str(folder)})

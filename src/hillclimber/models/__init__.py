@@ -57,6 +57,10 @@ class ModelConfig(BaseModel):
     """Tokens for prompt and answer; the back end's own value when not given."""
     threads: int = Field(default=2, ge=1)
     """CPU threads for the embedded model."""
+    lookup: bool | None = None
+    """Lookup decoding for the embedded model: drafts from the prompt's own n-grams, checked
+    by the model in one batch (`models/lookup.py`). None: the embedded model's own default
+    (on where benchmarks/speed.py showed it pays)."""
     timeout_sec: float = Field(default=300.0, gt=0)
     """Per request, for HTTP back ends."""
 
@@ -70,7 +74,12 @@ def make_model(config: ModelConfig | str) -> Model:
     if kind == "local":
         from hillclimber.models.local import LocalModel
 
-        return LocalModel(name or "qwen2.5-coder-0.5b", n_ctx=window, threads=config.threads)
+        return LocalModel(
+            name or "qwen2.5-coder-0.5b",
+            n_ctx=window,
+            threads=config.threads,
+            lookup=config.lookup,
+        )
     if kind in ("openai", "llamacpp"):
         from hillclimber.models.openai_compat import OpenAICompatModel
 

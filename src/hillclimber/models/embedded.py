@@ -32,6 +32,8 @@ class EmbeddedModel:
     sha256: str
     description: str
     n_ctx: int = 4096
+    lookup: bool = False
+    """Lookup decoding on by default (`lookup.py`): where benchmarks/speed.py showed it pays."""
 
 
 def _pins(prefix: str, count: int, version: str) -> tuple[str, ...]:

@@ -43,19 +43,20 @@ from hillclimber.models.base import (
 from hillclimber.models.repetition import MAX_PERIOD, repeating
 
 if TYPE_CHECKING:
-    from llama_cpp import Llama
     from llama_cpp.llama_grammar import LlamaGrammar
+
+    from hillclimber.models.lookup import LookupLlama
 
 DEFAULT_THREADS = 2
 
 
 @dataclass
 class _Loaded:
-    llm: Llama
+    llm: LookupLlama
     lock: threading.Lock
 
 
-_loaded: dict[tuple[str, int, int], _Loaded] = {}
+_loaded: dict[tuple[str, int, int, bool], _Loaded] = {}
 _load_lock = threading.Lock()
 
 
@@ -80,26 +81,30 @@ def _llama_module() -> Any:
     return llama_cpp
 
 
-def load(path: Path, n_ctx: int, threads: int) -> _Loaded:
-    """The shared instance for this file and settings, loaded on first use."""
-    key = (str(path), n_ctx, threads)
+def load(path: Path, n_ctx: int, threads: int, lookup: bool = False) -> _Loaded:
+    """The shared instance for this file and settings, loaded on first use; with `lookup`,
+    drafting from the prompt (`lookup.py`)."""
+    key = (str(path), n_ctx, threads, lookup)
     with _load_lock:
         if key not in _loaded:
-            llama_cpp = _llama_module()
-            llm = llama_cpp.Llama(
+            _llama_module()
+            from hillclimber.models.lookup import LookupLlama, PromptLookup
+
+            llm = LookupLlama(
                 model_path=str(path),
                 n_ctx=n_ctx,
                 n_threads=threads,
                 n_threads_batch=threads,
                 seed=0,
                 verbose=False,
+                drafter=PromptLookup() if lookup else None,
             )
             _loaded[key] = _Loaded(llm, threading.Lock())
         return _loaded[key]
 
 
 @contextlib.contextmanager
-def kept_across(llm: Llama) -> Iterator[None]:
+def kept_across(llm: LookupLlama) -> Iterator[None]:
     """The prompt state `llm` holds now (its KV cells and the tokens they are of), put back
     after the block; where llama.cpp cannot put it back, none is kept and the next prompt is
     computed whole, as without this."""
@@ -122,7 +127,7 @@ def kept_across(llm: Llama) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _nothing_kept(llm: Llama) -> Iterator[None]:
+def _nothing_kept(llm: LookupLlama) -> Iterator[None]:
     yield
 
 
@@ -140,13 +145,16 @@ class LocalModel:
         n_ctx: int | None = None,
         threads: int = DEFAULT_THREADS,
         path: Path | None = None,
+        lookup: bool | None = None,
     ) -> None:
         info = embedded.lookup(name) if path is None else None
         self.name = name
         self.path = path or embedded.require(name)
         self.n_ctx = n_ctx or (info.n_ctx if info else 4096)
         self.threads = threads
-        self._state = load(self.path, self.n_ctx, threads)
+        self.lookup = (info.lookup if info else False) if lookup is None else lookup
+        """Lookup decoding (`lookup.py`); not given: the embedded model's own default."""
+        self._state = load(self.path, self.n_ctx, threads, self.lookup)
         llm = self._state.llm
         self.profile = ModelProfile(
             name=f"local:{name}",
@@ -199,19 +207,17 @@ class LocalModel:
     ) -> tuple[str, FinishReason, int, int]:
         """Stream the answer, stopping early once it repeats itself, and with ModelTimeout once
         the deadline passes (between two tokens). Returns the text, why it ended, and the
-        prompt and answer token counts as llama.cpp holds them (the prompt is what it holds
-        when the first piece arrives)."""
+        prompt and answer token counts as the model counted them."""
         llm = self._state.llm
         pieces: list[str] = []
         finish: FinishReason = "stop"
-        prompt_tokens: int | None = None
+        answered = False
         stream: Any = llm.create_chat_completion(**kwargs, stream=True)
         try:
             for chunk in stream:
                 if deadline is not None and time.monotonic() > deadline:
                     raise ModelTimeout("the agent's time ran out while the model was answering")
-                if prompt_tokens is None:
-                    prompt_tokens = llm.n_tokens
+                answered = True
                 choice: dict[str, Any] = chunk["choices"][0]
                 piece: str | None = choice["delta"].get("content")
                 if piece:
@@ -223,12 +229,9 @@ class LocalModel:
                     finish = "length"
         finally:
             stream.close()
-        if prompt_tokens is None:
+        if not answered:
             raise BadResponse("llama.cpp returned no answer")
-        # llama.cpp feeds each token back before sampling the next: a cut-off answer's last
-        # token was sampled but not fed back, a finished one's end-of-turn token is not text
-        fed_back = llm.n_tokens - prompt_tokens
-        return "".join(pieces), finish, prompt_tokens, fed_back + (finish != "stop")
+        return "".join(pieces), finish, llm.prompt_tokens, llm.answer_tokens
 
     def _prompt_tokens_evaluated(self) -> int:
         """llama.cpp's running count of prompt tokens it actually processed."""

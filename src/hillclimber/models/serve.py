@@ -4,6 +4,12 @@ The server is llama.cpp's own, as llama-cpp-python ships it (`python -m llama_cp
 as a child process: any other tool (mini-swe-agent, Harbor's Terminus-2, a user's script) can
 then use the same weights the harness runs in-process, at `http://127.0.0.1:PORT/v1` under the
 model's name. `serve()` starts it, waits until it answers, and stops it on leaving.
+
+Lookup decoding (`lookup.py`) is the server's own when asked (`lookup`): its drafter
+(`LlamaPromptLookupDecoding`: the last 2 tokens or 1 looked up, 10 drafted) with its logits for
+every token (the server's `logits_all`, on by default there anyway). Off by default: that way
+decoded 4 recorded write_file answers of the 0.5B at 0.3-0.6x the speed, and 3 of the 4
+answers differed (benchmarks/speed.py measures the in-process way, which pays).
 """
 
 from __future__ import annotations
@@ -57,9 +63,12 @@ def embedded_name(spec: str) -> str:
     return embedded.lookup(name or embedded.DEFAULT_MODEL).name
 
 
-def server_command(name: str, path: Path, *, port: int, n_ctx: int, threads: int) -> list[str]:
+def server_command(
+    name: str, path: Path, *, port: int, n_ctx: int, threads: int, lookup: bool = False
+) -> list[str]:
     """llama.cpp's server for the model file, on 127.0.0.1 only, seeded as the in-process
-    model is (`local.py`)."""
+    model is (`local.py`); with `lookup`, the server's own lookup decoding."""
+    drafting = ["--draft_model", "prompt-lookup-decoding"] if lookup else []
     return [
         sys.executable, "-m", "llama_cpp.server",
         "--model", str(path),
@@ -69,6 +78,7 @@ def server_command(name: str, path: Path, *, port: int, n_ctx: int, threads: int
         "--n_ctx", str(n_ctx),
         "--n_threads", str(threads),
         "--seed", "0",
+        *drafting,
     ]  # fmt: skip
 
 
@@ -87,8 +97,10 @@ def serve(
     context_window: int | None = None,
     threads: int = 2,
     log: Path | None = None,
+    lookup: bool = False,
 ) -> Iterator[Served]:
-    """The model served until the block ends (port 0: a free one)."""
+    """The model served until the block ends (port 0: a free one); `lookup`: with the
+    server's own lookup decoding."""
     if importlib.util.find_spec("llama_cpp.server") is None or not _has_server_packages():
         raise ModelUnavailable(
             "serving needs llama-cpp-python's server: pip install 'hillclimber[local]' "
@@ -99,7 +111,7 @@ def serve(
     port = port or free_port()
     n_ctx = context_window or embedded.lookup(name).n_ctx
     log = log or Path(tempfile.mkstemp(prefix=f"serve-{name}-", suffix=".log")[1])
-    command = server_command(name, path, port=port, n_ctx=n_ctx, threads=threads)
+    command = server_command(name, path, port=port, n_ctx=n_ctx, threads=threads, lookup=lookup)
     with log.open("wb") as out:
         process = subprocess.Popen(_with_parent(command), stdout=out, stderr=subprocess.STDOUT)
     served = Served(name, f"http://{HOST}:{port}/v1", process, log)
