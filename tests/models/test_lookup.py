@@ -4,6 +4,7 @@ the real 0.5B answers the same with it as without it at temperature 0."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import numpy as np
 import pytest
@@ -11,9 +12,17 @@ import pytest
 from hillclimber.errors import ModelUnavailable
 from hillclimber.models import CompletionRequest, Message, ModelConfig, OutputConstraint, make_model
 from hillclimber.models.local import LocalModel
-from hillclimber.models.lookup import PromptLookup
 
 from conftest import IN_CI
+
+pytestmark = pytest.mark.model  # lookup.py is built on llama.cpp's binding: the whole install's
+
+
+def drafter(**settings: int) -> Any:
+    """A `PromptLookup`, imported when a test runs."""
+    from hillclimber.models.lookup import PromptLookup
+
+    return PromptLookup(**settings)
 
 
 def ids(*tokens: int) -> np.ndarray:
@@ -21,7 +30,7 @@ def ids(*tokens: int) -> np.ndarray:
 
 
 def test_the_draft_follows_the_longest_match_and_is_as_long_as_it_is_sure() -> None:
-    draft = PromptLookup(ngram=3, draft=4)
+    draft = drafter(ngram=3, draft=4)
     # (1, 2, 3) is found twice; before the second, 9 matches too: 4 tokens, a draft of 2
     text = ids(1, 2, 3, 4, 5, 6, 9, 1, 2, 3, 7, 8, 9, 9, 1, 2, 3)
     assert draft(text).tolist() == [7, 8]
@@ -31,14 +40,14 @@ def test_the_draft_follows_the_longest_match_and_is_as_long_as_it_is_sure() -> N
 
 def test_a_copy_in_progress_drafts_more_the_longer_it_has_run() -> None:
     shown = list(range(100, 140))
-    draft = PromptLookup(ngram=3, draft=15)
+    draft = drafter(ngram=3, draft=15)
     sizes = [len(draft(ids(*shown, 7, *shown[:copied]))) for copied in (3, 5, 9, 17, 30)]
     assert sizes == [1, 3, 7, 15, 15]
     assert draft(ids(*shown, 7, *shown[:9])).tolist() == shown[9:16]
 
 
 def test_nothing_is_drafted_without_a_run_of_three_seen_before() -> None:
-    draft = PromptLookup(ngram=3, draft=4)
+    draft = drafter(ngram=3, draft=4)
     assert draft(ids(1, 2, 3, 9, 2, 3)).tolist() == []
     assert draft(ids(2, 3)).tolist() == []
 
@@ -54,10 +63,11 @@ def _model(lookup: bool | None) -> LocalModel:
     return loaded
 
 
-@pytest.mark.model
 def test_the_setting_builds_the_model_with_lookup_decoding_on_or_off() -> None:
     on, off, default = _model(True), _model(False), _model(None)
-    assert on.lookup and isinstance(on._state.llm.draft_model, PromptLookup)
+    from hillclimber.models.lookup import PromptLookup as Drafter
+
+    assert on.lookup and isinstance(on._state.llm.draft_model, Drafter)
     assert not off.lookup and off._state.llm.draft_model is None
     assert default.lookup is False  # the 0.5B's own default: see benchmarks/speed.py
     assert on._state is not off._state  # two instances, each with its own prompt state
@@ -92,7 +102,6 @@ def _copy_request(constrained: bool) -> CompletionRequest:
     )
 
 
-@pytest.mark.model
 @pytest.mark.parametrize("constrained", [False, True], ids=["free", "json-schema"])
 def test_the_same_answer_with_and_without_lookup_at_temperature_0(constrained: bool) -> None:
     request = _copy_request(constrained)
