@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import posixpath
 import shutil
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -309,19 +309,24 @@ def run_within(
     return result
 
 
-def walk(sandbox: Sandbox, root: str) -> Iterator[tuple[str, FileInfo]]:
-    """(path, info) of everything under the folder `root`, depth first; symlinks to folders
-    are not followed. A sandbox whose calls are dear (a remote Harbor environment) may list the
-    whole tree at once with a `tree(root)` method of its own."""
+def walk(sandbox: Sandbox, root: str, skip: Collection[str] = ()) -> Iterator[tuple[str, FileInfo]]:
+    """(path, info) of everything under the folder `root`, depth first, but what is named as
+    one of `skip` and what is under it; symlinks to folders are not followed. A sandbox whose
+    calls are dear (a remote Harbor environment) may list the whole tree at once with a
+    `tree(root)` method of its own."""
     tree = getattr(sandbox, "tree", None)
     if tree is not None:
-        yield from tree(root)
+        for path, info in tree(root):
+            if not skip or not set(skip).intersection(posixpath.relpath(path, root).split("/")):
+                yield path, info
         return
     for name in sandbox.listdir(root):
+        if name in skip:
+            continue
         path = posixpath.join(root, name)
         info = sandbox.stat(path)
         if info is None:
             continue
         yield path, info
         if info.kind == "dir" and not info.link:
-            yield from walk(sandbox, path)
+            yield from walk(sandbox, path, skip)

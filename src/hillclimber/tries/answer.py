@@ -19,7 +19,7 @@ import json
 import posixpath
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import ExitStack
 from dataclasses import dataclass
 from decimal import Decimal
@@ -27,7 +27,7 @@ from decimal import Decimal
 from hillclimber.harness.climbing.workspace import fits, kept_files, restored
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.sandbox import OutsideSandbox, Sandbox
-from hillclimber.sandbox.base import FileInfo
+from hillclimber.sandbox.base import walk
 from hillclimber.sandbox.files import is_binary, read_bytes
 
 MAX_FILES = 5000
@@ -83,7 +83,7 @@ def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Fi
     found: Files = {}
     try:
         # a working folder of `/` is the whole system: only the named files are the answer
-        for path, info in walk_skipping(sandbox, workdir) if workdir != "/" else ():
+        for path, info in walk(sandbox, workdir, SKIPPED) if workdir != "/" else ():
             if info.kind == "file" and not info.link:
                 found[path] = _file_digest(sandbox, path, info.size)
                 if len(found) >= MAX_FILES:
@@ -95,21 +95,6 @@ def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Fi
         if data is not None:
             found[path] = hashlib.sha256(data).hexdigest()
     return found
-
-
-def walk_skipping(sandbox: Sandbox, root: str) -> Iterator[tuple[str, FileInfo]]:
-    """(path, info) of everything under `root`, depth first, not into the folders in
-    `SKIPPED` nor through links to folders."""
-    for name in sandbox.listdir(root):
-        if name in SKIPPED:
-            continue
-        path = posixpath.join(root, name)
-        info = sandbox.stat(path)
-        if info is None:
-            continue
-        yield path, info
-        if info.kind == "dir" and not info.link:
-            yield from walk_skipping(sandbox, path)
 
 
 def _file_digest(sandbox: Sandbox, path: str, size: int) -> str:

@@ -30,8 +30,9 @@ def files_round_trip(trials: Trials) -> None:
 
 
 def files_what_is_there(trials: Trials) -> None:
-    """`stat`, `exists`, `listdir` and `mkdir` say what commands see: a file and its size, a
-    folder (through a link too), a link to a file, to a folder, to nothing, and nothing at all;
+    """`stat`, `exists`, `listdir`, `mkdir` and `walk` say what commands see: a file and its
+    size, a folder (through a link too), a link to a file, to a folder, to nothing, and nothing
+    at all; `walk` leaves out the names it is told to skip and what is under them;
     asking a file for what a folder holds, or a folder for its bytes, is an error of its own."""
     box = trials.open()
     box.mkdir("/app/a/b")
@@ -49,6 +50,10 @@ def files_what_is_there(trials: Trials) -> None:
     assert box.exists("/app/a/nowhere") and box.stat("a/f.txt") == box.stat("/app/a/f.txt")
     assert box.listdir("/app/a") == ["b", "f.txt", "nowhere", "to-dir", "to-file"]
     assert box.listdir("/app/a/b") == box.listdir("/app/a/to-dir") == ["inner.txt"]
+    every = ["b", "b/inner.txt", "f.txt", "nowhere", "to-dir", "to-file"]  # no link followed
+    assert sorted(path for path, _ in walk(box, "/app/a")) == [f"/app/a/{p}" for p in every]
+    skipped = sorted(path for path, _ in walk(box, "/app/a", skip=("b", "nowhere")))
+    assert skipped == ["/app/a/f.txt", "/app/a/to-dir", "/app/a/to-file"]
     refused(FileNotFoundError, box.listdir, "/app/none")
     refused(NotADirectoryError, box.listdir, "/app/a/f.txt")
     refused(OSError, box.mkdir, "/app/a/f.txt")
