@@ -15,6 +15,7 @@ import pytest
 from hillclimber.report.html import build_report, write_report
 from hillclimber.report.rundata import load_runs, read_steps
 from hillclimber.report.tables import STATS_COLUMNS, stats_table, task_matrix
+from hillclimber.report.trajview import verification_text
 
 from conftest import REPO, missing
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
@@ -146,3 +147,9 @@ def test_a_headless_browser_renders_the_report(runs_dir: Path, tmp_path: Path) -
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "<table" in dom.stdout and "climber (feedback: tests)" in dom.stdout
     assert len(re.findall(r'<img src="data:image/png;base64,', dom.stdout)) == 4
+
+
+def test_a_verification_says_whether_the_tasks_tests_or_the_harnesss_checks_ran() -> None:
+    ran = {"passed": False, "tests_passing": 1, "tests_total": 3, "why": "task_complete"}
+    assert verification_text({**ran, "label": "checks"}) == "(task_complete) failed, checks 1/3"
+    assert verification_text(ran) == "(task_complete) failed, tests 1/3"  # recorded before labels
