@@ -21,7 +21,7 @@ bash scripts/install.sh dev light
 .venv/bin/ruff check src tests benchmarks scripts
 .venv/bin/ruff format --check src tests benchmarks scripts
 echo "== stage 1: no model, no images, no Harbor"
-pytest_stage -m "not slow and not model and not images and not harbor" || status=$?
+pytest_stage -n auto -m "not slow and not model and not images and not harbor" || status=$?
 
 bash scripts/install.sh dev
 .venv/bin/mypy  # after the whole install: llama.cpp's binding brings its own types
