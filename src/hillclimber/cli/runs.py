@@ -341,14 +341,17 @@ def _print_run(trial: Path, folder: Path) -> None:
         mark = "✗" if check["name"] in failing else "✓"
         kind = "" if check["goal"] else " (leave as is)"
         named = in_folder(check["name"], folder)
-        console.print(f"  {mark} {named}{kind}", highlight=False, markup=False)
-    console.print(f"worked on: {folder}", highlight=False)
-    console.print(f"trajectory: {trial / 'logs' / 'agent' / 'trajectory.json'}", highlight=False)
+        console.print(f"  {mark} {named}{kind}", highlight=False, markup=False, soft_wrap=True)
+    # paths whole on one line (the terminal wraps them, not rich): a user copies them
+    console.print(f"worked on: {folder}", highlight=False, soft_wrap=True)
+    trajectory = trial / "logs" / "agent" / "trajectory.json"
+    console.print(f"trajectory: {trajectory}", highlight=False, soft_wrap=True)
     grade = f"; grade {result.grade.value}" if result.grade is not None else ""
     console.print(  # last: what the harness's own evidence says of the work
         f"[bold]{result.exit_reason.value}[/] after {info.get('turns', '?')} turns "
         f"({escape(in_folder(result.message, folder))}); feedback {result.feedback}{grade}",
         highlight=False,
+        soft_wrap=True,
     )
 
 
