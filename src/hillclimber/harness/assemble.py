@@ -87,32 +87,7 @@ def assemble(
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
     answers = checks.built.answers if checks and verify is checks.verify else ()
     turns, why_turns = _turn_budget(config, ctx, kind)
-    effective = Effective(
-        (
-            _feedback(config, checks, ctx.verify),
-            part(
-                "planner",
-                config.planning.planner,
-                f"a {kind.value} task",
-                when=not config.planning.complexity or wants_planner(kind),
-            ),
-            part(
-                "climbing",
-                config.climbing.candidates > 1,
-                "nothing to check with",
-                why_on=f"{config.climbing.candidates} candidates",
-                when=verify is not None,
-            ),
-            part(
-                "second answers",
-                config.completion.agreement,
-                "nothing to check with" if verify is None else "no answer file its checks name",
-                when=bool(answers) and verify is not None,
-            ),
-            Part("hints", use_hints, _hints_why(config, ctx.suite_hints)),
-            Part("turns", True, f"{turns}, {why_turns}"),
-        )
-    )
+    effective = _effective(config, ctx, kind, (checks, verify, answers), f"{turns}, {why_turns}")
     label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
     loop = AgentLoop(
@@ -137,6 +112,45 @@ def assemble(
         paths=paths,
     )
     return Assembly(loop, kind, budget, skills, checks, proposer, verify, effective)
+
+
+def _effective(
+    config: HarnessConfig,
+    ctx: AgentContext,
+    kind: Complexity,
+    checking: tuple[SelfChecks | None, Callable[[], Evaluation] | None, tuple[str, ...]],
+    turns: str,
+) -> Effective:
+    """Which parts the setting asks for this trial can have, and why not the others; `checking`
+    is the harness's checks, what the loop checks with, and the answer files the checks name."""
+    checks, verify, answers = checking
+    use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
+    return Effective(
+        (
+            _feedback(config, checks, ctx.verify),
+            part(
+                "planner",
+                config.planning.planner,
+                f"a {kind.value} task",
+                when=not config.planning.complexity or wants_planner(kind),
+            ),
+            part(
+                "climbing",
+                config.climbing.candidates > 1,
+                "nothing to check with",
+                why_on=f"{config.climbing.candidates} candidates",
+                when=verify is not None,
+            ),
+            part(
+                "second answers",
+                config.completion.agreement,
+                "nothing to check with" if verify is None else "no answer file its checks name",
+                when=bool(answers) and verify is not None,
+            ),
+            Part("hints", use_hints, _hints_why(config, ctx.suite_hints)),
+            Part("turns", True, turns),
+        )
+    )
 
 
 def _hints_why(config: HarnessConfig, declared: str | None) -> str:
