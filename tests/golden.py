@@ -1,8 +1,9 @@
 """Golden trajectories: one scripted run per preset (as `bench` runs it: the harness's own
 acceptance checks in the loop) on a fixture task, in the real sandbox, its trajectory kept in
-`tests/golden/<preset>.json`. `test_golden.py` runs
-them again and compares; a change in the loop's behaviour (a prompt, a guard, a step) shows as
-a diff. After a change you mean, record them again:
+`tests/golden/<preset>.json` and its digest, what matters of it, in `<preset>.digest.txt`: each
+step's tool calls and refusals, each check's verdict and count, the loop's end. `test_golden.py`
+runs them again: a change in the digest (what the loop did) fails; a change in the text only (a
+prompt's words) is shown for review. After a change you mean, record them again:
 
     .venv/bin/python scripts/record_golden.py
 """
@@ -125,9 +126,46 @@ def text(trajectory: dict[str, Any]) -> str:
     return json.dumps(trajectory, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+def digest(trajectory: dict[str, Any]) -> str:
+    """What matters of a trajectory, a line a step: the tools each turn called (or none) and
+    what refused them, each check's verdict and count, the checks made, and how the loop
+    ended."""
+    lines = []
+    for step in trajectory["steps"]:
+        extra = step.get("extra", {})
+        if step["source"] == "agent":
+            called = ", ".join(c["function_name"] for c in step.get("tool_calls", []))
+            refused = f", refused: {extra['guard']['rule']}" if extra.get("guard") else ""
+            said = called or _named(step.get("message", "")) or "no readable call"
+            lines.append(f"turn {extra.get('turn')} {extra.get('role')}: {said}{refused}")
+        elif "tests_total" in extra:
+            verdict = "passed" if extra["passed"] else "failed"
+            counts = f"{extra['tests_passing']}/{extra['tests_total']}"
+            lines.append(f"  {extra.get('label')} ({extra.get('why')}): {verdict} {counts}")
+        elif "checks" in extra:
+            strengths = sorted(check["strength"] for check in extra["checks"])
+            lines.append(f"checks made: {', '.join(strengths) or 'none'}")
+        elif step["source"] == "system":
+            lines.append(f"  {step['message'].splitlines()[0]}")
+    end = trajectory.get("final_metrics", {}).get("extra", {})
+    lines.append(f"end: {end.get('exit')} after {end.get('turns')} turns ({end.get('reason')})")
+    return "\n".join(lines) + "\n"
+
+
+def _named(answer: str) -> str:
+    """The tool an answer names that ran as no tool call (task_complete, a refused call)."""
+    try:
+        said = json.loads(answer)
+    except ValueError:
+        return ""
+    return str(said.get("name", "")) if isinstance(said, dict) else ""
+
+
 def record() -> None:
     GOLDEN.mkdir(exist_ok=True)
     for name in SCRIPTS:
         with tempfile.TemporaryDirectory(prefix="hc-golden-") as tmp:
-            (GOLDEN / f"{name}.json").write_text(text(run(name, Path(tmp))))
-        print(f"recorded {GOLDEN / name}.json")
+            trajectory = run(name, Path(tmp))
+        (GOLDEN / f"{name}.json").write_text(text(trajectory))
+        (GOLDEN / f"{name}.digest.txt").write_text(digest(trajectory))
+        print(f"recorded {GOLDEN / name}.json and its digest")
