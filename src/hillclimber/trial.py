@@ -175,17 +175,12 @@ def _run_phases(
         evaluation = tried.evidence or tried.checks()
         phases.done("verifier")
         result.evaluation = evaluation
-        # a pass of form or weak checks only cannot vouch for the values, unless a second
-        # computation agreed with them as the loop ended
-        agreed = result.agent_info.get("loop_exit") == "agreed"
-        conclusive = evaluation.passed and (evaluation.conclusive or agreed)
+        # a pass of form or weak checks only cannot vouch for the values
+        conclusive = evaluation.passed and evaluation.conclusive
         result.exit_reason = ExitReason.VERIFIED_SELF if conclusive else ExitReason.UNVERIFIED
-        if agreed and conclusive:
-            said = " and a second computation agreed"
-        elif evaluation.passed and not conclusive:
+        said = ""
+        if evaluation.passed and not conclusive:
             said = f" ({evaluation.strength} checks only: they cannot tell the values are right)"
-        else:
-            said = ""
         result.message = result.message or evaluation.summary() + said
     else:
         result.exit_reason = ExitReason.UNVERIFIED

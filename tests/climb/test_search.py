@@ -16,7 +16,7 @@ from hillclimber.harness.presets import load_harness
 START = load_harness("climber")
 TASKS = 10
 SPACE = [
-    Dimension("completion.agreement", (True, False)),
+    Dimension("completion.confirm", (True, False)),
     Dimension("view.previous_steps", (1, 3, 5)),
     Dimension("planning.planner", (False, True)),
 ]
@@ -80,11 +80,11 @@ def test_the_best_value_of_a_setting_wins_not_the_first_that_beats_the_bar() -> 
 
 
 def test_each_candidate_may_stop_once_it_cannot_beat_the_bar() -> None:
-    planted = Planted(3, {("completion.agreement", False): 2}, noise=1)
+    planted = Planted(3, {("completion.confirm", False): 2}, noise=1)
     search(SPACE, START, planted, train_size=TASKS, repeats=2)
     bars = [bar for _, seed, bar in planted.calls if seed == 0 and bar is not None]
     assert bars[0] == 3.5 + 1  # the start's mean, and the noise
-    assert bars[-1] == 5 + 1  # after agreement=false was kept at 5
+    assert bars[-1] == 5 + 1  # after confirm=false was kept at 5
 
 
 def test_the_start_runs_with_other_seeds_for_the_noise() -> None:
@@ -115,7 +115,7 @@ def test_a_setting_that_does_nothing_with_the_others_is_skipped_not_tried() -> N
 
 
 def test_when_the_best_solves_all_no_more_is_tried() -> None:
-    planted = Planted(3, {("completion.agreement", False): 7})
+    planted = Planted(3, {("completion.confirm", False): 7})
     outcome = search(SPACE, START, planted, train_size=TASKS, repeats=1)
     assert outcome.best_score == TASKS and "no setting can" in outcome.stopped
     assert len(planted.calls) == 2

@@ -13,7 +13,6 @@ import pytest
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into, writes
-from hillclimber.harness.completion.agreement import _ran_before, unredirected
 from hillclimber.harness.presets import preset
 from hillclimber.harness.programs import (
     input_heads,
@@ -23,6 +22,7 @@ from hillclimber.harness.programs import (
     with_imports,
 )
 from hillclimber.models import ScriptedModel
+from hillclimber.shell.answer import unredirected
 from hillclimber.task import Task, TaskFormat
 
 from conftest import host_sandbox
@@ -39,7 +39,7 @@ def run_agent(
     sandbox, workspace = host_sandbox(tmp_path / "trial")
     (workspace / "data.txt").write_text("a\nb\nc\n")
     task = Task(id="count", instruction=instruction, format=TaskFormat.INLINE)
-    chosen = {"planner": False, "probe_commands": False, "propose": False, "agreement": False,
+    chosen = {"planner": False, "probe_commands": False, "propose": False,
               "computed": 2, "candidates": 2, "code": "command", **settings}  # fmt: skip
     config = preset("climber", **chosen)
     log_dir = tmp_path / "log"
@@ -106,11 +106,9 @@ def test_the_output_goes_to_the_answer_file(command: str, sent: str) -> None:
     assert into(command, "/app/c.txt") == sent
 
 
-def test_a_computed_command_is_no_second_answer_to_itself() -> None:
+def test_a_computed_command_is_known_again_without_its_redirect() -> None:
     applied = into("cd /app && wc -l < data.txt", "/app/c.txt")
     assert unredirected(applied) == "cd /app && wc -l < data.txt"
-    assert _ran_before("cd /app && wc -l < data.txt", [applied])
-    assert not _ran_before("grep -c . data.txt", [applied])
 
 
 @pytest.mark.parametrize(
@@ -140,29 +138,6 @@ def test_no_ask_where_there_is_no_input_to_work_from(tmp_path: Path) -> None:
     assert computing(model) == 0 and outcome.info["computed"] == 0
 
 
-def test_the_models_word_does_not_confirm_a_computed_answer(tmp_path: Path) -> None:
-    """ab-15b: the 1.5B's computed `grep … | uniq -c` had the form asked for and the wrong
-    counts; no second answer ran, and the 1.5B confirmed it. A computed answer whose checks
-    cannot tell its values needs a second computation to agree; the model's word will not do."""
-    sandbox, workspace = host_sandbox(tmp_path / "trial")
-    (workspace / "people.txt").write_text("ann\nbo\n")
-    instruction = ("Write each name in /app/people.txt with its length to /app/out.txt, one per"
-                   " line, in the form `name,length`.")  # fmt: skip
-    task = Task(id="lengths", instruction=instruction, format=TaskFormat.INLINE)
-    config = preset("climber", planner=False, probe_commands=False, propose=False,
-                    candidates=2, max_turns=3)  # fmt: skip
-    done = '{"name": "task_complete", "arguments": {}}'
-    awk = "awk '{print $1 \",9\"}' /app/people.txt"
-    model = ScriptedModel([wrote("x").replace("count.txt", "out.txt"), awk, "echo hi", "echo 2",
-                           done, done])  # fmt: skip
-    (tmp_path / "log").mkdir()
-    ctx = AgentContext(task, sandbox, time.monotonic() + 60, tmp_path / "log")
-    outcome = HarnessAgent(model, config).run(ctx)
-    model.assert_complete()
-    assert (workspace / "out.txt").read_text() == "ann,9\nbo,9\n"  # the computed answer
-    assert outcome.info["loop_exit"] == "unconfirmed"
-    told = model.requests[4].messages[-1].content
-    assert "No second way of working it out agreed with it: check its values" in told
 
 
 def test_a_computed_answer_may_be_asked_as_a_python_program(tmp_path: Path) -> None:

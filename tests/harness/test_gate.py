@@ -1,6 +1,6 @@
 """The completion gate (`harness/completion/gate.py`) on its own: every way a done-signal ends
 or goes on, with the checks a plain function (the weak and form passes are in
-tests/harness/test_weak_checks.py, agreement in tests/harness/test_agreement.py)."""
+tests/harness/test_weak_checks.py)."""
 
 from __future__ import annotations
 

@@ -36,7 +36,7 @@ def test_a_preset_starts_from_another_and_changes_only_what_it_says() -> None:
     assert climber.view == fm.view  # inherited from fm
     assert climber.planning == fm.planning.model_copy(update={"seed_fixes": True})
     assert climber.ask == fm.ask.model_copy(update={"code": "program"})
-    assert climber.completion.agreement and not fm.completion.agreement
+    assert climber.climbing.computed and not fm.climbing.computed
 
 
 @pytest.mark.parametrize(
@@ -46,7 +46,7 @@ def test_a_preset_starts_from_another_and_changes_only_what_it_says() -> None:
         (["show_named_files=false"], "view.show_named_files does nothing in conversation mode"),
         (["mode=micro"], "view.trim_history does nothing in micro mode"),  # naive trims nothing
         (["verify_between_writes=true"], "verify_between_writes needs the rule tool_sequence"),
-        (["code=program"], "ask.code asks for no code without climbing.computed or agreement"),
+        (["code=program"], "ask.code asks for no code without climbing.computed"),
     ],
 )
 def test_a_setting_that_does_nothing_is_refused_in_one_line(sets: list[str], refused: str) -> None:

@@ -68,7 +68,7 @@ def test_the_loop_starts_the_corrected_version_as_a_copy(tmp_path: Path) -> None
         json.dumps({"name": "edit_file", "arguments": edit}),
         json.dumps({"name": "task_complete", "arguments": {}}),
     ]
-    chosen = {"planner": False, "probe_commands": False, "propose": False, "agreement": False,
+    chosen = {"planner": False, "probe_commands": False, "propose": False,
               "computed": 0, "candidates": 1, "code": "command", "seed_fixes": True}  # fmt: skip
     log_dir = tmp_path / "log"
     log_dir.mkdir()

@@ -38,8 +38,8 @@ def run_agent(
     sandbox, workspace = host_sandbox(tmp_path / "trial")
     (workspace / "numbers.txt").write_text("3\n4\n5\n")
     task = Task(id="sum", instruction=SUM, format=TaskFormat.INLINE)
-    # the model's word after it saw the result (a second answer: tests/harness/test_agreement.py)
-    config = preset(setting, planner=False, probe_commands=False, propose=False, agreement=False)
+    # the model's word after it saw the result
+    config = preset(setting, planner=False, probe_commands=False, propose=False)
     config = config.with_settings(settings)
     log_dir = tmp_path / "log"
     log_dir.mkdir()
@@ -87,7 +87,7 @@ def test_without_confirm_the_models_word_never_ends_the_trial(tmp_path: Path) ->
     model.assert_complete()
     assert outcome.info["loop_exit"] == "unconfirmed"
     told = _text(model.requests[-1])
-    assert "check its values against the input with a command of your own" in told
+    assert "Check its values against the input with a command of your own" in told
 
 
 def test_the_model_shown_a_wrong_result_fixes_it_then_confirms(tmp_path: Path) -> None:

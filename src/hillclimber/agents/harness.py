@@ -26,7 +26,7 @@ class HarnessAgent:
         result = built.loop.run()
         checks = built.checks
         learned = built.skills.finish(
-            passed=result.exit in (LoopExit.VERIFIED, LoopExit.AGREED),
+            passed=result.exit is LoopExit.VERIFIED,
             feedback=config.feedback if built.verify is not None else "none",
             trial=ctx.trial_name or task.id,
         )
@@ -48,9 +48,7 @@ class HarnessAgent:
         return AgentOutcome(
             info=info,
             self_checked=checks is not None and checks.verify is not None and checked,
-            # what the loop last checked with: its checks, and a second computation where
-            # one disagreed with the answer (`completion/agreement.py`)
-            checks=built.loop.env.verify if checks and checks.verify else None,
+            checks=checks.verify if checks else None,
             timed_out=result.exit is LoopExit.TIMED_OUT,
             tests_at_end=result.evaluation if built.verify is ctx.verify else None,
         )

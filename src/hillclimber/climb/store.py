@@ -94,7 +94,7 @@ class Step:
     kind: Literal["noise", "try", "skip", "held-out"]
     changes: dict[str, Any]
     setting: str
-    """What the step tried, in words: `completion.agreement=false`, `start`, `tuned`."""
+    """What the step tried, in words: `completion.confirm=false`, `start`, `tuned`."""
     score: float | None
     best: float | None
     """The best train score after the step."""

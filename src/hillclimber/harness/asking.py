@@ -92,9 +92,9 @@ class Asker:
     def apart(
         self, system: str, prompt: str, *, role: str, turn: int, max_tokens: int, stuck: bool
     ) -> str:
-        """The answer to one small question apart from the loop (a second answer, a computed
-        one): its own system line and prompt, free text, at the temperature for a stuck turn
-        when asked again (`stuck`)."""
+        """The answer to one small question apart from the loop (a computed answer): its own
+        system line and prompt, free text, at the temperature for a stuck turn when asked again
+        (`stuck`)."""
         explore = stuck and self.settings.retry_temperature is not None
         request = CompletionRequest(
             messages=[Message(role="system", content=system), Message(role="user", content=prompt)],

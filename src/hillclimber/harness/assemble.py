@@ -87,7 +87,7 @@ def assemble(
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
     answers = checks.built.answers if checks and verify is checks.verify else ()
     turns, why_turns = _turn_budget(config, ctx, kind)
-    effective = _effective(config, ctx, kind, (checks, verify, answers), f"{turns}, {why_turns}")
+    effective = _effective(config, ctx, kind, (checks, verify), f"{turns}, {why_turns}")
     label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
     loop = AgentLoop(
@@ -104,11 +104,9 @@ def assemble(
         max_turns=turns,
         use_planner=effective.on("planner"),
         climbing=effective.on("climbing"),
-        agreement=effective.on("second answers"),
         skills=frozenset(skills.ids),
         skill_text=skills.section() if config.skills.for_planner else "",
         answers=answers,
-        keep=checks.built.context.keep if checks else None,
         paths=paths,
     )
     return Assembly(loop, kind, budget, skills, checks, proposer, verify, effective)
@@ -118,12 +116,12 @@ def _effective(
     config: HarnessConfig,
     ctx: AgentContext,
     kind: Complexity,
-    checking: tuple[SelfChecks | None, Callable[[], Evaluation] | None, tuple[str, ...]],
+    checking: tuple[SelfChecks | None, Callable[[], Evaluation] | None],
     turns: str,
 ) -> Effective:
     """Which parts the setting asks for this trial can have, and why not the others; `checking`
-    is the harness's checks, what the loop checks with, and the answer files the checks name."""
-    checks, verify, answers = checking
+    is the harness's checks and what the loop checks with."""
+    checks, verify = checking
     use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
     return Effective(
         (
@@ -140,12 +138,6 @@ def _effective(
                 "nothing to check with",
                 why_on=f"{config.climbing.candidates} candidates",
                 when=verify is not None,
-            ),
-            part(
-                "second answers",
-                config.completion.agreement,
-                "nothing to check with" if verify is None else "no answer file its checks name",
-                when=bool(answers) and verify is not None,
             ),
             Part("hints", use_hints, _hints_why(config, ctx.suite_hints)),
             Part("turns", True, turns),

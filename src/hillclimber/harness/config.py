@@ -51,7 +51,7 @@ class Asking(_Settings):
     off: a plain JSON parser."""
     code: Literal["command", "program"] = "command"
     """What the model writes when asked apart from the loop for code that works an answer out
-    (a computed answer, a second answer): one shell command, or a short Python program (where
+    (a computed answer): one shell command, or a short Python program (where
     the sandbox has python3; run from a here-document). `harness/programs.py`."""
 
 
@@ -104,14 +104,11 @@ class Completion(_Settings):
     """End the trial (through one last check) after this many turns with no news: no check
     newly passing and no successful action not seen before (small models spin for the rest
     of their budget)."""
-    agreement: bool = False
-    """When the harness's own checks pass with none that shows the values right, ask the
-    model for the answer a second way and compare (`completion/agreement.py`): agreeing ends
-    the trial, disagreeing is a failure. Needs `feedback = "self"`."""
     confirm: bool = True
-    """On such a pass that no second computation agreed with, the model is shown the result;
-    its next done-signal with nothing changed ends the trial `confirmed`. False: the model's
-    word never ends it, and it goes on to its last chance (`unconfirmed`)."""
+    """On a pass of the harness's own checks with none that shows the values right, the model
+    is shown the result; its next done-signal with nothing changed ends the trial `confirmed`.
+    False: the model's word never ends it, and it goes on to its last chance
+    (`unconfirmed`)."""
 
 
 class Climbing(_Settings):
@@ -276,8 +273,8 @@ class HarnessConfig(_Settings):
             raise ValueError(f"view.{changed[0]} does nothing in {self.view.mode} mode")
         if self.guards.verify_between_writes and "tool_sequence" not in self.guards.rules:
             raise ValueError("guards.verify_between_writes needs the rule tool_sequence")
-        if self.ask.code != "command" and not (self.climbing.computed or self.completion.agreement):
-            raise ValueError("ask.code asks for no code without climbing.computed or agreement")
+        if self.ask.code != "command" and not self.climbing.computed:
+            raise ValueError("ask.code asks for no code without climbing.computed")
         if self.tries.n == 1 and self.tries.model_dump() != Tries(n=1).model_dump():
             raise ValueError("tries.stop and tries.temperature do nothing with tries.n = 1")
         return self

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
-from dataclasses import replace
 from functools import cached_property, partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
@@ -19,7 +17,6 @@ from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, Too
 from hillclimber.harness.asking import Answer, Asker
 from hillclimber.harness.climbing.computed import Computer
 from hillclimber.harness.climbing.step import Climb, ClimbStep
-from hillclimber.harness.completion.agreement import Agreement
 from hillclimber.harness.completion.gate import Gate, Told
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.guards import Guards, Situation
@@ -64,11 +61,9 @@ class AgentLoop:
         max_turns: int | None = None,
         use_planner: bool = False,
         climbing: bool = False,
-        agreement: bool = False,
         skills: frozenset[str] = frozenset(),
         skill_text: str = "",
         answers: tuple[str, ...] = (),
-        keep: Callable[[], AbstractContextManager[object]] | None = None,
         paths: TaskPaths | None = None,
     ) -> None:
         self.config, self.model, self.env, self.instruction = config, model, env, instruction
@@ -93,14 +88,7 @@ class AgentLoop:
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
         self.asker = Asker(config.ask, model, prompter, self.events, remaining=env.remaining)
-        second = None
-        if agreement and env.verify is not None:
-            second = Agreement(
-                self.asker, instruction, env.sandbox, env.workdir, answers, keep,
-                checks=env.verify, remaining=env.remaining, code=lambda: self.code,
-            )  # fmt: skip
-            self.env = env = replace(env, verify=second.counting(env.verify))
-        self.gate = Gate(config.completion, env.verify, self.state, self.events, second)
+        self.gate = Gate(config.completion, env.verify, self.state, self.events)
         self.climb = self._climb_step() if climbing and env.verify else None
 
     # -- the loop ---------------------------------------------------------------------------
@@ -158,13 +146,11 @@ class AgentLoop:
             return self._signals()
         self.events.emit(CallRead(self.turn, outcome.call.name, outcome.repaired))
         call, text = outcome.call, answer.text
-        computed = False
         if self.climb is not None and self.climb.climb.enabled and call.name in ACTING_TOOLS:
             chosen = self._climb(call, answer, tools)
             if chosen is None:
                 return self._signals()
             call, text = chosen
-            computed = self.climb.applied == "computed"
         elif (screened := self._screen(call, text)) is not None:
             call = screened
         else:
@@ -174,8 +160,6 @@ class AgentLoop:
             self._finalize("task_complete")
             return None
         result = self._act(call, text)
-        if computed and result.success and self.gate.agreement is not None:
-            self.gate.agreement.harness_wrote()  # the model's word cannot confirm it
         self._after(call, result)
         return None
 

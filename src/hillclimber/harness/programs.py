@@ -1,6 +1,5 @@
-"""Code the harness asks for apart from the loop — a computed answer (`climbing/computed.py`),
-a second answer (`completion/agreement.py`) — as one shell command or as a short Python program
-(`ask.code`).
+"""Code the harness asks for apart from the loop — a computed answer (`climbing/computed.py`) —
+as one shell command or as a short Python program (`ask.code`).
 
 A 1.5B's one-liners joined `with` blocks and loops by `;` (a syntax error) or lost their quotes
 in nested f-strings; a program of several lines has room for them. A program runs from a

@@ -31,7 +31,6 @@ from hillclimber.verify.verifier import Evaluation
 
 class LoopExit(StrEnum):
     VERIFIED = "verified"  # the checks passed, a value check among them (or the task's tests)
-    AGREED = "agreed"  # form or weak checks pass, and a second computation agrees with the answer
     CONFIRMED = "confirmed"  # form or weak checks pass; the model saw the result and stood by it
     UNCONFIRMED = "unconfirmed"  # form or weak checks pass; the model never saw the result
     VERIFICATION_FAILED = "verification_failed"  # checks failed max_verify_retries times

@@ -50,7 +50,7 @@ class CompletionRequest(BaseModel):
     """`time.monotonic()` by which the answer must be in (the agent's time): the back end stops
     waiting, or generating, then and raises ModelTimeout."""
     aside: bool = False
-    """A question apart from the main run of prompts (a second answer, a re-plan): a back end
+    """A question apart from the main run of prompts (a computed answer, a re-plan): a back end
     that keeps the last prompt's computed state keeps the main one's across it, so the next
     prompt of the main run pays only for what changed (the embedded model)."""
 

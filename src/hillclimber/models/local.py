@@ -10,7 +10,7 @@ No `LlamaRAMCache`: each state it keeps also holds a copy of the logits (n_token
 floats, up to 311 MB for Qwen at 512 rows) that its capacity does not count, so a long run
 grew to 24 GB and was killed; and saving and restoring those copies cost more than the
 prefix it saved. What is kept instead is one thing: across a question asked aside
-(`CompletionRequest.aside`: a second answer, a computed one, a re-plan), the main prompt's
+(`CompletionRequest.aside`: a computed answer, a re-plan), the main prompt's
 KV cells alone (no logits: the next prompt always computes at least its last token), put back
 after it — without them the loop's next prompt was computed again whole (3,000 tokens, about
 47 s of the 1.5B on 2 cores) for a question of 400.

@@ -35,7 +35,7 @@ def passed(result: TrialResult, by: JudgedBy) -> bool:
         return result.passed
     return result.feedback != "none" and result.agent_info.get("loop_exit") in (
         "verified",
-        "agreed",
+        "agreed",  # runs from before second answers were removed
     )
 
 

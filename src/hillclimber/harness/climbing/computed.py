@@ -6,7 +6,7 @@ if the checks gain, and the model sees what it did.
 A tiny model asked to act in a loop writes a result by hand (made-up rows for a database
 query, the input's lines for a count); asked for nothing but the command, it often writes a
 working one (mini-33: the 0.5B's own answers to the shop query were invented names, while the
-one SQL query it wrote as a second answer held the right customers and totals). Each ask after
+one SQL query it wrote when asked apart held the right customers and totals). Each ask after
 the first says what was wrong with the last command (it failed, printed nothing, or what it
 printed failed the checks), at the temperature for a stuck turn. At most `asks` a trial.
 
@@ -29,7 +29,6 @@ from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks.text import sentences
 from hillclimber.harness.climbing.candidate import Candidate
-from hillclimber.harness.completion.agreement import CODE, command_in, unredirected
 from hillclimber.harness.programs import (
     CodeAsk,
     is_program,
@@ -40,6 +39,7 @@ from hillclimber.harness.programs import (
 )
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.sandbox import APP
+from hillclimber.shell.answer import command_in, unredirected
 
 SYSTEM = (
     "You work a task's answer out from its input files with one shell command. Reply with the"
@@ -49,6 +49,10 @@ PROGRAM_SYSTEM = (
     "You work a task's answer out from its input files with a short Python 3 program. Reply"
     " with the program only."
 )
+CODE = (".py", ".sh", ".bash", ".c", ".h", ".cpp", ".js", ".ts", ".go", ".rs", ".java", ".rb",
+        ".pl", ".r", ".R", ".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".html", ".xml",
+        ".sql", ".md", ".mk")  # fmt: skip
+"""Files written rather than computed: a command would not print them."""
 _SEVERAL = re.compile(r"[;\n]|&&|\|\|")
 """A command of several parts: its output is sent to the file only when grouped."""
 

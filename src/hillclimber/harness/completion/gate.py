@@ -4,14 +4,11 @@ With checks at hand it runs them: a conclusive pass (the task's tests, or the ha
 with a value check among them) ends the trial as verified; a failure is said to the model, the
 counters start afresh and the loop goes on, up to `max_verify_retries` checks (the counter
 really counts). A pass of form or weak checks only (the answer has the stated shape, or is only
-there: any values pass them) never ends a trial by itself. Where it may (`agreement`), the gate
-asks for the answer a second way (`agreement.py`): agreeing ends the trial `agreed`,
-disagreeing is a failure said to the model (and a failing check while the answer stays). Else
-the model is shown what the checks looked at
-beside the task and asked to confirm or fix it, and only its next done-signal, with nothing
-changed, ends the trial (`confirmed`) — unless the setting says the model's word ends nothing
-(`completion.confirm`), or the answer is what a command the harness asked for wrote (a computed
-answer: the model's word is no evidence of that); then the trial goes on.
+there: any values pass them) never ends a trial by itself: the model is shown what the checks
+looked at beside the task and asked to confirm or fix it, and only its next done-signal, with
+nothing changed, ends the trial (`confirmed`) — unless the setting says the model's word ends
+nothing (`completion.confirm`); then the trial goes on. (Whether independent tries of the task
+agree is the trial's to find: `hillclimber/tries/`.)
 Without checks, the model's word is trusted. See docs/loop.md.
 
 The gate decides and writes nothing of the loop's: an end is a `LoopEnd` raised, anything else
@@ -25,7 +22,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from hillclimber.harness.completion.agreement import Agreement, Verdict
 from hillclimber.harness.config import Completion
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
@@ -37,9 +33,9 @@ from hillclimber.verify.verifier import Evaluation
 class Told:
     """What the gate decided the model must hear, the trial going on."""
 
-    kind: Literal["failed", "disputed", "weak"]
-    """failed: the checks fail; disputed: they pass, a second computation disagrees; weak:
-    they pass, none showing the values right, and the model is asked to judge the result."""
+    kind: Literal["failed", "weak"]
+    """failed: the checks fail; weak: they pass, none showing the values right, and the model
+    is asked to judge the result."""
     message: str
     evaluation: Evaluation
 
@@ -51,10 +47,8 @@ class Gate:
         check: Callable[[], Evaluation] | None,
         state: LoopState,
         events: EventBus,
-        agreement: Agreement | None = None,
     ) -> None:
         self.settings = settings
-        self.agreement = agreement
         self.check = check
         self.state = state
         self.events = events
@@ -93,39 +87,19 @@ class Gate:
     def inconclusive(
         self, evaluation: Evaluation, reason: str, turn: int, *, last_chance: bool
     ) -> Told:
-        """The checks pass, none showing the values right: a second answer agreeing ends the
-        trial, one disagreeing is a failure (and a failing check from now on, see
-        `Agreement.counted`); else the model's word after it saw the result."""
-        verdict = self.second_answer(turn)
-        if verdict is not None and verdict.agrees:
-            raise LoopEnd(LoopExit.AGREED, f"{reason}: a second computation agrees", evaluation)
-        if verdict is not None:
-            if last_chance:
-                why = f"{reason}: a second computation disagrees"
-                raise LoopEnd(LoopExit.VERIFICATION_FAILED, why, evaluation)
-            counted = self.verify("second answer", turn)  # climbing must gain on it
-            return Told("disputed", verdict.feedback(), counted)
-        computed = self.agreement is not None and self.agreement.unconfirmable()
-        confirmable = self.settings.confirm and not computed
+        """The checks pass, none showing the values right: the model's word after it saw the
+        result ends the trial, where the setting lets it."""
+        confirmable = self.settings.confirm
         if self.state.weak_shown and confirmable:
             raise LoopEnd(LoopExit.CONFIRMED, reason, evaluation)
         if last_chance:
             raise LoopEnd(LoopExit.UNCONFIRMED, reason, evaluation)
         return Told("weak", self.weak_pass(evaluation, confirmable=confirmable), evaluation)
 
-    def second_answer(self, turn: int) -> Verdict | None:
-        if self.agreement is None:
-            return None
-        tried = [str(c.arguments.get("command", "")) for c in self.state.calls
-                 if c.name == "run_command"]  # fmt: skip
-        return self.agreement.judge(tried, turn)  # it says what it learnt in SecondAnswer
-
     def weak_pass(self, evaluation: Evaluation, *, confirmable: bool = True) -> str:
         """Form or weak checks passed: what shows the model what they looked at and asks it
-        to judge; where its word cannot end the trial (`confirmable` False: the setting, or
-        the answer is what a command the harness asked for wrote — the 1.5B's `grep` counted
-        the wrong words in the form asked for, and it called that right), to check the values
-        with a command of its own."""
+        to judge; where its word cannot end the trial (`confirmable` False: the setting), to
+        check the values with a command of its own."""
         shown = "have the form the task states" if evaluation.strength == "form" else (
             "are there or changed")  # fmt: skip
         message = (
@@ -136,8 +110,8 @@ class Gate:
             message += f"\n{evaluation.evidence}\n"
         if not confirmable:
             return message + (
-                " No second way of working it out agreed with it: check its values against the"
-                " input with a command of your own, and fix what is wrong."
+                " Check its values against the input with a command of your own, and fix what"
+                " is wrong."
             )
         message += (
             " Compare it with the task. If it is exactly what the task asks for, call"

@@ -120,21 +120,6 @@ class Measured:
 
 
 @dataclass(frozen=True)
-class SecondAnswer:
-    """The answer worked out again another way (`completion/agreement.py`), and whether it
-    agrees with the answer file; `unusable` says why an answer taught nothing (it failed,
-    printed nothing, read the answer file, was the way the answer was made, only echoed a
-    text, or printed what could not be the answer), and then `agrees` is False."""
-
-    turn: int
-    path: str
-    command: str
-    printed: str
-    agrees: bool
-    unusable: str = ""
-
-
-@dataclass(frozen=True)
 class ChecksMade:
     """The acceptance checks, frozen before the first action."""
 
@@ -180,7 +165,6 @@ Event = (
     | CandidatesTried
     | Verified
     | Measured
-    | SecondAnswer
     | ChecksMade
     | PlanMade
     | FinalizeAsked

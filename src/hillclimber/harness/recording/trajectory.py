@@ -29,7 +29,6 @@ from hillclimber.harness.recording.events import (
     ModelAnswered,
     ParseFailed,
     PlanMade,
-    SecondAnswer,
     ToolRan,
     TurnStarted,
     Verified,
@@ -99,8 +98,6 @@ class TrajectoryWriter:
                 self._tool_ran(event)
             case Verified():
                 self._system("verification", event)
-            case SecondAnswer():
-                self._system("second answer", event)
             case PlanMade():
                 self._system("plan", event)
             case ChecksMade():
