@@ -138,8 +138,6 @@ def test_no_ask_where_there_is_no_input_to_work_from(tmp_path: Path) -> None:
     assert computing(model) == 0 and outcome.info["computed"] == 0
 
 
-
-
 def test_a_computed_answer_may_be_asked_as_a_python_program(tmp_path: Path) -> None:
     """`compute_with = "program"`: the program runs from a here-document (nothing of it is
     left in the workspace), and the prompt shows the input's first lines."""

@@ -165,7 +165,6 @@ def test_the_effective_record_says_what_was_on_and_why_the_rest_was_off(tmp_path
         "checks": "on, the task's tests (feedback tests)",
         "planner": "off, not in the setting",
         "climbing": f"on, {config.climbing.candidates} candidates",
-        "second answers": "off, no answer file its checks name",  # the tests name none
         "hints": "off, the suite's file says nothing",  # a task of no suite
         "turns": "on, 15, a simple task",
     }
