@@ -5,7 +5,7 @@
 A long run (the whole TermiGen dev split takes longer than a session) is resumed on the newest
 commit each time; every trial's result names the commit that ran it (`provenance.py`). Per
 commit, in the order they first ran: trials, solved (by the tests), how the loop ended, second
-answers asked and usable (`completion/agreement.py`), computed answers tried and applied
+answers asked and usable (by commits before 2026-11-28, when they were removed), computed answers tried and applied
 (`climbing/computed.py`) and model seconds per trial. The last line has the totals.
 """
 
