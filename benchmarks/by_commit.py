@@ -5,8 +5,9 @@
 A long run (the whole TermiGen dev split takes longer than a session) is resumed on the newest
 commit each time; every trial's result names the commit that ran it (`provenance.py`). Per
 commit, in the order they first ran: trials, solved (by the tests), how the loop ended, second
-answers asked and usable (by commits before 2026-11-28, when they were removed), computed answers tried and applied
-(`climbing/computed.py`) and model seconds per trial. The last line has the totals.
+answers asked and usable (commits before 2026-11-28: they were removed then), computed answers
+tried and applied (`climbing/computed.py`) and model seconds per trial. The last line has the
+totals.
 """
 
 from __future__ import annotations
