@@ -1,10 +1,10 @@
 """What a trial's loop really has on, and why each part a setting asks for is off.
 
-A setting asks; the trial decides. The planner is off on a simple task, climbing where no
-usable check was made, the hints where the suite's own file says so. The
+A setting asks; the trial decides. The planner is off on a simple task, climbing where nothing
+checks the work (no usable check was made), the hints where the suite's own file says so. The
 `Effective` record says which, decided once in `assemble` from the setting and what the trial
 found, written into the trial's result and shown by `show`: a user who reads "climbing: off,
-no usable checks" knows why a setting did nothing on that task.
+nothing to check with" knows why a setting did nothing on that task.
 """
 
 from __future__ import annotations
