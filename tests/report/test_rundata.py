@@ -139,6 +139,22 @@ def test_what_is_not_a_run_is_one_line_naming_the_path(tmp_path: Path) -> None:
         assert named in str(err.value) and "\n" not in str(err.value)
 
 
+def test_a_run_recorded_with_a_setting_removed_since_still_reads(
+    runs_dir: Path, tmp_path: Path
+) -> None:
+    old = tmp_path / "old"
+    shutil.copytree(runs_dir / "cmp" / "b", old)
+    config = json.loads((old / "config.json").read_text())
+    config["harness"]["completion"]["agreement"] = True  # removed on 2026-11-28
+    (old / "config.json").write_text(json.dumps(config))
+    [run] = load_runs([old])
+    assert run.config.harness is not None and run.config.harness.preset == "climber"
+    config["agent"] = 3  # what is wrong, not only gone, is still an error
+    (old / "config.json").write_text(json.dumps(config))
+    with pytest.raises(HillclimberError, match="not a RunConfig"):
+        load_runs([old])
+
+
 def test_a_run_without_result_json_names_that_file(runs_dir: Path, tmp_path: Path) -> None:
     run = tmp_path / "r"
     run.mkdir()

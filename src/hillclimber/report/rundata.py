@@ -95,14 +95,31 @@ class RunData:
 
 def _read(path: Path, model: type[_Model]) -> _Model:
     try:
-        return model.model_validate_json(path.read_text())
+        text = path.read_text()
+        return model.model_validate_json(text)
     except OSError as err:
         raise HillclimberError(f"{path}: cannot read it ({err.strerror or err})") from None
     except ValidationError as err:
+        if all(error["type"] == "extra_forbidden" for error in err.errors()):
+            return _without_removed(text, err, model)
         first = err.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         detail = f"field '{where}': {first['msg']}" if where else first["msg"]
         raise HillclimberError(f"{path}: not a {model.__name__} ({detail})") from None
+
+
+def _without_removed(text: str, err: ValidationError, model: type[_Model]) -> _Model:
+    """A record written by an older version, read without the settings removed since (a run
+    from before `completion.agreement` went still shows): a record is history, and what no
+    longer exists changed nothing that is read from it."""
+    data = json.loads(text)
+    for error in err.errors():
+        *parents, key = error["loc"]
+        holder = data
+        for step in parents:
+            holder = holder[step]
+        del holder[key]
+    return model.model_validate(data)
 
 
 def default_label(config: RunConfig) -> str:
