@@ -23,6 +23,16 @@ __all__ = ["BEHAVIOURS", "CANNOT", "KINDS", "Behaviour", "Cannot", "NotHere", "T
 
 Behaviour = Callable[[Trials], None]
 
+LIMITS: tuple[Behaviour, ...] = (
+    limits.limit_memory,
+    limits.limit_file_size,
+    limits.limit_output,
+    limits.limit_folders,
+    limits.limit_processes,
+    limits.limits_leave_the_rest_alone,
+)
+"""The resource limits, each a behaviour of its own."""
+
 BEHAVIOURS: tuple[Behaviour, ...] = (
     files.files_round_trip,
     files.files_what_is_there,
@@ -38,12 +48,7 @@ BEHAVIOURS: tuple[Behaviour, ...] = (
     commands.commands_output_capped,
     commands.commands_return_while_output_held,
     commands.timeout_ends_the_whole_group,
-    limits.limit_memory,
-    limits.limit_file_size,
-    limits.limit_output,
-    limits.limit_folders,
-    limits.limit_processes,
-    limits.limits_leave_the_rest_alone,
+    *LIMITS,
     isolation.nothing_outside_written,
     isolation.own_tmp_and_home,
     isolation.host_processes_out_of_sight,
@@ -126,17 +131,7 @@ CANNOT: dict[str, dict[Behaviour, Cannot]] = {
             (network.network_when_asked, network.network_of_its_own),
             Cannot(_HARBOR_NETWORK, tried=False),
         ),
-        **dict.fromkeys(
-            (
-                limits.limit_memory,
-                limits.limit_file_size,
-                limits.limit_output,
-                limits.limit_folders,
-                limits.limit_processes,
-                limits.limits_leave_the_rest_alone,
-            ),
-            Cannot(_HARBOR_LIMITS, tried=False),
-        ),
+        **dict.fromkeys(LIMITS, Cannot(_HARBOR_LIMITS, tried=False)),
         session.session_no_linger: Cannot(
             "what a command leaves running lives in the environment until it stops: the "
             "bridge cannot end it"
