@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentContext, AgentOutcome, Ended
 from hillclimber.loaders import load_dataset
 from hillclimber.provenance import source_commit
-from hillclimber.results import pass_at_k, read_trial
+from hillclimber.results import TrialResult, pass_at_k, read_trial
 from hillclimber.runner import Run, RunEvents
 from hillclimber.sandbox import SandboxKind
 from hillclimber.task import (
@@ -296,13 +296,38 @@ class TestsPeeker:
         return AgentOutcome(info={}, self_checked=True)
 
 
-def test_feedback_is_tests_whenever_the_tests_ran_during_the_agents_run(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _trial_of(agent: object, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TrialResult:
+    """The result of one trial of a fixture task, run by `agent`."""
     import hillclimber.trial as trial
 
-    monkeypatch.setattr(trial, "agent_maker", lambda *args: ((lambda config: TestsPeeker()), False))
+    monkeypatch.setattr(trial, "agent_maker", lambda *args: ((lambda config: agent), False))
     task = load_dataset(FIXTURES / "tb2").tasks[0]
     Run(config([task], agent="nop"), [task], tmp_path).execute()
     result = read_trial(tmp_path / f"{task.id}.1" / "result.json")
-    assert result is not None and result.feedback == "tests"
+    assert result is not None
+    return result
+
+
+def test_feedback_is_tests_whenever_the_tests_ran_during_the_agents_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _trial_of(TestsPeeker(), tmp_path, monkeypatch).feedback == "tests"
+
+
+class LimitHitter:
+    """An agent one of whose commands hit a resource limit; its record (`info`) says nothing
+    of it, as a peer's or a renamed key's would not."""
+
+    name = "limit-hitter"
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        return AgentOutcome(Ended("max_turns", 3, limit="ran out of memory"), info={})
+
+
+def test_a_resource_limit_is_read_from_how_the_agent_ended_not_from_its_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _trial_of(LimitHitter(), tmp_path, monkeypatch)
+    assert (
+        result.exit_reason == "resource_limit" and result.message == "a command ran out of memory"
+    )

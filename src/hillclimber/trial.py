@@ -170,7 +170,7 @@ def _run_phases(
     if task.has_verifier:
         evaluation = verify(task, sandbox, spec.trial_dir, cwd=workdir)
         phases.done("verifier")
-        _record_evaluation(result, evaluation, agent_timed_out=tried.timed_out)
+        _record_evaluation(result, evaluation, tried)
     elif tried.checks is not None:  # `hillclimber run`: the harness's own checks, run afresh
         evaluation = tried.evidence or tried.checks()
         phases.done("verifier")
@@ -184,7 +184,7 @@ def _run_phases(
         result.message = result.message or evaluation.summary() + said
     else:
         result.exit_reason = ExitReason.UNVERIFIED
-        ended = result.agent_info.get("loop_exit", "the agent stopped")
+        ended = tried.ended.exit or "the agent stopped"
         result.message = result.message or f"no tests and no checks to check it ({ended})"
 
 
@@ -361,24 +361,24 @@ def _run_agent(
     evidence = checks() if checks is not None else outcome.tests_at_end
     message = f"agent time is up ({budget:.0f} s)" if outcome.timed_out else ""
     return Tried(
-        sandbox, workdir, outcome.timed_out, checks, evidence, outcome.info, feedback, message
-    )
+        sandbox, workdir, outcome.timed_out, checks, evidence, outcome.info, feedback, message,
+        ended=outcome.ended,
+    )  # fmt: skip
 
 
-def _record_evaluation(
-    result: TrialResult, evaluation: Evaluation, *, agent_timed_out: bool
-) -> None:
-    """A pass counts even after a timeout; a failure says first whose time ran out."""
+def _record_evaluation(result: TrialResult, evaluation: Evaluation, tried: Tried) -> None:
+    """A pass counts even after a timeout; a failure says first whose time ran out, or the
+    resource limit a command hit."""
     result.evaluation = evaluation
     result.passed = evaluation.passed
     if evaluation.passed:
         result.exit_reason = ExitReason.PASSED
     elif evaluation.timed_out:
         result.exit_reason = ExitReason.VERIFIER_TIMEOUT
-    elif result.agent_info.get("limits_hit"):
+    elif tried.ended.limit is not None:
         result.exit_reason = ExitReason.RESOURCE_LIMIT
-        result.message = result.message or f"a command {result.agent_info.get('limit')}"
-    elif agent_timed_out:
+        result.message = result.message or f"a command {tried.ended.limit}"
+    elif tried.timed_out:
         result.exit_reason = ExitReason.AGENT_TIMEOUT
     else:
         result.exit_reason = ExitReason.FAILED

@@ -41,10 +41,24 @@ class AgentContext:
         )
 
 
+@dataclass(frozen=True)
+class Ended:
+    """How an agent's run ended: what the runner and the tries decide by. (`AgentOutcome.info`
+    is what is recorded and shown; nothing is decided from it.)"""
+
+    exit: str = ""
+    """The agent's own word for its end: a loop exit (`verified`, `max_turns`), a peer's."""
+    turns: int = 0
+    limit: str | None = None
+    """The last resource limit one of its commands hit, in words (none: none did)."""
+    model_seconds: float = 0.0
+
+
 @dataclass
 class AgentOutcome:
+    ended: Ended = field(default_factory=Ended)
     info: dict[str, Any] = field(default_factory=dict)
-    """What the agent wants recorded (turns, tokens, its own exit reason, ...)."""
+    """What the agent wants recorded (turns, tokens, its own exit reason, ...), for display."""
     self_checked: bool = False
     """The agent's run looked at acceptance checks it made itself (`feedback: self`; whether
     the task's tests ran during the run, the runner sees for itself)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentContext, AgentOutcome, Ended
 from hillclimber.harness.assemble import assemble
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.recording.events import Listener
@@ -45,7 +45,9 @@ class HarnessAgent:
             **(checks.record(built.proposer) if checks else {}),
         }
         checked = result.stats.verifications + result.stats.candidate_verifications > 0
+        stats = result.stats
         return AgentOutcome(
+            Ended(result.exit.value, result.turns, stats.limit, stats.model_seconds),
             info=info,
             self_checked=checks is not None and checks.verify is not None and checked,
             checks=checks.verify if checks else None,

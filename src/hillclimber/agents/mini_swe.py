@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import yaml
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentContext, AgentOutcome, Ended
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.models import ModelConfig
 
@@ -153,13 +153,11 @@ class MiniSweAgent:
         try:
             result = agent.run(ctx.task.instruction)
         except AgentTimeout:  # a command ran into the end of the agent's time
-            return AgentOutcome(info=_info(agent, "TimeExceeded"), timed_out=True)
+            return _outcome(agent, "TimeExceeded", timed_out=True)
         except Exception as err:  # its own uncaught-exception exit is in its trajectory
-            return AgentOutcome(info=_info(agent, type(err).__name__, str(err)))
-        return AgentOutcome(
-            info=_info(agent, str(result.get("exit_status", ""))),
-            timed_out=result.get("exit_status") == "TimeExceeded",
-        )
+            return _outcome(agent, type(err).__name__, str(err))
+        status = str(result.get("exit_status", ""))
+        return _outcome(agent, status, timed_out=status == "TimeExceeded")
 
 
 def within_time(model_class: Any, ctx: AgentContext) -> Any:
@@ -180,6 +178,12 @@ def within_time(model_class: Any, ctx: AgentContext) -> Any:
             return super()._query(messages, **{**kwargs, "timeout": max(min(given, left), 1.0)})
 
     return WithinTime
+
+
+def _outcome(agent: Any, status: str, error: str = "", *, timed_out: bool = False) -> AgentOutcome:
+    return AgentOutcome(
+        Ended(status, agent.n_calls), info=_info(agent, status, error), timed_out=timed_out
+    )
 
 
 def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:

@@ -10,10 +10,11 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from hillclimber.agents.base import Ended
 from hillclimber.harness.config import Feedback, HarnessConfig
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.results import ImageRecord, write_json
@@ -44,6 +45,8 @@ class Tried:
     feedback: Feedback
     message: str = ""
     image: ImageRecord | None = None
+    ended: Ended = field(default_factory=Ended)
+    """How the agent's run ended (typed; `info` is its record)."""
 
 
 Started = Callable[[Sandbox, str], None]
@@ -96,8 +99,7 @@ def run_tries(
 def _record(
     index: int, attempt: Tried, answer: Answer, setting: HarnessConfig, clock: float
 ) -> TryRecord:
-    evidence = attempt.evidence
-    info = attempt.info
+    evidence, ended = attempt.evidence, attempt.ended
     return TryRecord(
         index=index + 1,
         seed=setting.ask.seed,
@@ -107,9 +109,9 @@ def _record(
         checks=evidence.summary() if evidence is not None else None,
         checks_passed=evidence.passed if evidence is not None else None,
         value_passing=evidence.values_shown if evidence is not None else 0,
-        turns=int(info.get("turns", 0) or 0),
-        loop_exit=str(info.get("loop_exit", "")),
-        model_seconds=float(info.get("model_seconds", 0.0) or 0.0),
+        turns=ended.turns,
+        loop_exit=ended.exit,
+        model_seconds=ended.model_seconds,
         seconds=round(time.monotonic() - clock, 3),
     )
 
