@@ -125,17 +125,17 @@ class AgentLoop:
         by the harness before the first turn and told to the model (`seeding.py`)."""
         for call, told in seed_calls(self.paths.named, self.env.sandbox, self.answers):
             if self._act(call, "", by="harness").success:
-                self.state.feedback.append(told)
+                self.state.tell(told)
 
     def _turn(self) -> None:
         self.events.emit(TurnStarted(self.turn))
-        self.state.turns_since_news += 1
+        self.state.turn_started()
         tools = offered_tools(self.config, self.state, checks=self.env.verify is not None)
         try:
             answer = self.asker.ask(self._view(tools), stuck=self.state.stuck)
         except ContextExceeded as err:
             raise LoopEnd(LoopExit.CONTEXT_EXCEEDED, str(err)) from err
-        self.state.feedback = []
+        self.state.asked()
         outcome = parse_tool_call(answer.text, tools, forgiving=self.config.ask.forgiving_parser)
         if isinstance(outcome, ParseFailure):
             outcome = outcome.as_skill(self.skills)
@@ -182,7 +182,7 @@ class AgentLoop:
             self.state.refused(refusal)
             self.prompter.record(answer.text, refusal)
         if self.climb.seen:
-            self.state.feedback.append(self.climb.seen)
+            self.state.tell(self.climb.seen)
         return (chosen.call, chosen.text) if chosen is not None else None
 
     # -- one turn's parts -------------------------------------------------------------------
@@ -232,10 +232,10 @@ class AgentLoop:
         self.events.emit(GuardVerdict(self.turn, verdict.action, verdict.rule, verdict.reason))
         message = verdict.feedback(call.name)
         if verdict.action == "warn":
-            self.state.feedback.append(message)
+            self.state.tell(message)
             return call
         if verdict.instead is not None:  # a read of a file not read yet: nothing to screen
-            self.state.feedback.append(message)
+            self.state.tell(message)
             return verdict.instead
         self.refused.add((verdict.rule, call.signature()))
         self.state.refused(
@@ -266,7 +266,7 @@ class AgentLoop:
         if self.recovery is not None and call.name == "run_command":
             diagnosis = self.recovery.record(str(call.arguments.get("command", "")), result)
             if diagnosis is not None:
-                self.state.feedback.append(diagnosis.feedback())
+                self.state.tell(diagnosis.feedback())
                 observation += "\n" + diagnosis.feedback()
         if by == "model":
             self.prompter.record(text, observation)
@@ -295,7 +295,7 @@ class AgentLoop:
                 self._tell(told)
                 return self._signals()
             if self.climb is not None and state.turns_since_improvement > 0:
-                state.stuck = True  # no gain from the best step found: explore next turn
+                state.no_gain()
         return self._signals()
 
     def _signals(self) -> None:

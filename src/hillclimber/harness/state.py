@@ -192,6 +192,22 @@ class LoopState:
             case ToolRan(tool="verify_progress", metadata={"tests_total": total, **meta}):
                 self.checked(meta["tests_passing"], total, meta["label"])
 
+    def turn_started(self) -> None:
+        self.turns_since_news += 1
+
+    def asked(self) -> None:
+        """The model was asked with what was to be said: it is said."""
+        self.feedback = []
+
+    def tell(self, feedback: str) -> None:
+        """Say `feedback` to the model on the next turn (a warning, a redirect, a diagnosis,
+        what climbing saw, a file the harness seeded)."""
+        self.feedback.append(feedback)
+
+    def no_gain(self) -> None:
+        """Climbing's best step gained nothing: explore on the next turn."""
+        self.stuck = True
+
     def refused(
         self, feedback: str, *, repeated: bool = False, call: tuple[str, str] | None = None
     ) -> None:
