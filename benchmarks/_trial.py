@@ -18,9 +18,8 @@ from typing import Any
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.errors import SetupError, TaskLoadError, Unsupported
-from hillclimber.harness.checks.propose import SYSTEM as CHECKS_SYSTEM
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.harness.planner import SUPERVISOR_SYSTEM
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.harness.recording.events import Listener
 from hillclimber.image import find_engine, image_sandbox, needs_image
 from hillclimber.loaders import Dataset, load_suite, select_tasks
@@ -51,9 +50,10 @@ class PlanningScript:
     def complete(self, request: CompletionRequest) -> Completion:
         self.requests.append(request)
         system = request.messages[0].content if request.messages else ""
-        if system == CHECKS_SYSTEM:  # the harness asks once for acceptance checks: none
+        if system == shipped()("checks.system"):  # asked once for acceptance checks: none
             return ScriptedModel(['{"checks": []}'], self.profile).complete(request)
-        return (self.supervisor if system == SUPERVISOR_SYSTEM else self.worker).complete(request)
+        planning = system == shipped()("plan.system")
+        return (self.supervisor if planning else self.worker).complete(request)
 
 
 def load_tasks(suite: str, dataset: str | None, tasks: str | None) -> tuple[Dataset, list[Task]]:

@@ -88,7 +88,7 @@ def harness_prompts(model: Model, tasks: str | None) -> tuple[float, float, str]
     config = preset("climber")
     tools = tool_list(config.tools)
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
-    prompter = MicroPrompter(budget, local_paths=False)
+    prompter = MicroPrompter(budget)
     schema = OutputConstraint(json_schema=call_schema(tools))
     totals = {"free": 0.0, "constrained": 0.0, "free_first": 0.0}
     retries = 0

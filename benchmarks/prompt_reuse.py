@@ -31,7 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from hillclimber.harness.acting.tools import TOOLS, describe, tool_list
+from hillclimber.harness.acting.tools import TOOLS, tool_list
+from hillclimber.harness.prompting.prompters import tool_lines
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.models import make_model
 from hillclimber.models.base import CompletionRequest, Message
 
@@ -67,7 +69,13 @@ def laid_out(
     described = len(list(itertools.takewhile(lambda line: line.startswith("- "), rest)))
     head = system[: old.start()] + f"The ONLY tools you may call are: {', '.join(shown)}."
     kept = rest[described:]
-    system = "\n".join([head + " Any other name fails.", describe(tool_list(shown)), *kept])
+    system = "\n".join(
+        [
+            head + " Any other name fails.",
+            tool_lines(shipped(), tool_list(shown), "the task's tests"),
+            *kept,
+        ]
+    )
     last = NOW.sub("", last)
     if at_end and now != known and ASK in last:
         last = last.replace(ASK, f" This turn you may call ONLY: {', '.join(now)}.{ASK}")

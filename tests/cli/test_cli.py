@@ -274,3 +274,25 @@ def test_run_keeps_its_record_in_hillclimbers_home_not_in_the_folder(tmp_path: P
     assert ran.returncode == 0, ran.stderr
     assert list(folder.iterdir()) == []
     assert list((tmp_path / "home" / "runs").glob("run__*/run.1/result.json"))
+
+
+def test_the_prompts_are_copied_changed_checked_and_used(tmp_path: Path) -> None:
+    """`prompts copy` writes the shipped templates; a changed one is checked, shown, and a
+    mistake in one is a one-line error naming its file and key, before any trial."""
+    mine = tmp_path / "mine"
+    assert hc("prompts", "copy", str(mine)).returncode == 0
+    again = hc("prompts", "copy", str(mine))
+    assert again.returncode == 2 and "already there (--force replaces them)" in again.stderr
+    rules = mine / "rules.toml"
+    rules.write_text(rules.read_text().replace("a careful terminal agent", "a terse agent"))
+    checked = hc("prompts", "check", str(mine))
+    assert checked.returncode == 0 and "1 of" in checked.stdout and "rules.intro" in checked.stdout
+    shown = hc("prompts", "show", "rules.intro", "--prompts", str(mine))
+    assert "You are a terse agent. You act only through tools." in shown.stdout
+    rules.write_text(rules.read_text().replace("$workdir;", "$folder;"))
+    for call in (("prompts", "check", str(mine)), ("run", "echo", "--set", f"view.prompts={mine}")):
+        failed = hc(*call)
+        assert failed.returncode == 2 and "Traceback" not in failed.stderr
+        assert [ln for ln in failed.stderr.splitlines() if ln.strip()] == [
+            f"error: {rules}: paths: unknown placeholder $folder (offered: $workdir)"
+        ]

@@ -24,7 +24,7 @@ def asker(answers: list[object], constrains: bool = False, **settings: object): 
     profile = ModelProfile(name="m", context_window=4096, supports_constraint=constrains)
     model = ScriptedModel(answers, profile)  # type: ignore[arg-type]
     seen: list[object] = []
-    prompter = MicroPrompter(PromptBudget(profile, answer_tokens=128), local_paths=False)
+    prompter = MicroPrompter(PromptBudget(profile, answer_tokens=128))
     return Asker(Asking(**settings), model, prompter, EventBus(seen.append)), model, seen  # type: ignore[arg-type]
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
-from hillclimber.harness.climbing.computed import PROGRAM_SYSTEM, SYSTEM, _command, into, writes
+from hillclimber.harness.climbing.computed import _command, into, writes
 from hillclimber.harness.presets import preset
 from hillclimber.harness.programs import (
     input_heads,
@@ -21,6 +21,7 @@ from hillclimber.harness.programs import (
     said,
     with_imports,
 )
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.models import ScriptedModel
 from hillclimber.shell.answer import unredirected
 from hillclimber.task import Task, TaskFormat
@@ -77,7 +78,7 @@ def wrote(text: str) -> str:
 
 
 def computing(model: ScriptedModel) -> int:
-    return sum(r.messages[0].content == SYSTEM for r in model.requests)
+    return sum(r.messages[0].content == shipped()("compute.system") for r in model.requests)
 
 
 def test_no_ask_once_the_asks_are_spent_nor_when_it_is_off(tmp_path: Path) -> None:
@@ -147,7 +148,7 @@ def test_a_computed_answer_may_be_asked_as_a_python_program(tmp_path: Path) -> N
     assert outcome.info["loop_exit"] == "verified" and outcome.info["computed"] == 1
     assert (workspace / "count.txt").read_text().strip() == "3"
     asked = model.requests[1]
-    assert asked.messages[0].content == PROGRAM_SYSTEM
+    assert asked.messages[0].content == shipped()("compute.program_system")
     assert "Write a short Python 3 program" in asked.messages[-1].content
     assert "Python modules here: the standard library" in asked.messages[-1].content
     assert "The input files begin:\n--- /app/data.txt ---\na\nb\nc" in asked.messages[-1].content

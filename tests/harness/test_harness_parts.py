@@ -25,6 +25,7 @@ from hillclimber.harness.prompting.budget import (
     Section,
     cut_instruction,
 )
+from hillclimber.harness.prompting.prompters import ConversationPrompter
 from hillclimber.harness.prompting.summary import StepSummary, previous_field, summarize
 from hillclimber.models import ModelProfile
 from hillclimber.sandbox import Mount, SandboxKind, create_sandbox, trial_layout
@@ -100,8 +101,9 @@ def test_budget_refuses_when_the_minimum_does_not_fit() -> None:
 
 def test_token_display_warns_at_60_and_80_percent() -> None:
     budget = PromptBudget(ModelProfile(name="t", context_window=128_000), answer_tokens=100)
-    assert budget.usage_line(45_000) == "[Token usage: 45,000/128,000 (35%)]"
-    assert "60%" in budget.usage_line(80_000) and "80%" in budget.usage_line(110_000)
+    prompter = ConversationPrompter(budget, instruction="Write hello.txt.", tools=[])
+    assert prompter.usage_line(45_000) == "[Token usage: 45,000/128,000 (35%)]"
+    assert "60%" in prompter.usage_line(80_000) and "80%" in prompter.usage_line(110_000)
 
 
 # -- hints ----------------------------------------------------------------------------------

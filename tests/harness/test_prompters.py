@@ -8,7 +8,12 @@ import pytest
 
 from hillclimber.harness.acting.tools import tool_list
 from hillclimber.harness.prompting.budget import PromptBudget
-from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
+from hillclimber.harness.prompting.prompters import (
+    ConversationPrompter,
+    MicroPrompter,
+    Rules,
+    TurnView,
+)
 from hillclimber.models import ModelProfile
 
 PROFILE = ModelProfile(name="roomy", context_window=4096, supports_constraint=False)
@@ -19,14 +24,12 @@ HINT = "Read a file before you copy it."
 
 
 def micro() -> MicroPrompter:
-    return MicroPrompter(PromptBudget(PROFILE, answer_tokens=128), local_paths=False)
+    return MicroPrompter(PromptBudget(PROFILE, answer_tokens=128))
 
 
 def conversation(trim: bool) -> ConversationPrompter:
     budget = PromptBudget(PROFILE, answer_tokens=128)
-    return ConversationPrompter(
-        budget, local_paths=False, instruction="Write hello.txt.", tools=TOOLS, trim=trim
-    )
+    return ConversationPrompter(budget, instruction="Write hello.txt.", tools=TOOLS, trim=trim)
 
 
 @pytest.mark.parametrize(
@@ -58,7 +61,7 @@ def test_what_the_harness_says_reaches_the_prompt(make: object, turns: int) -> N
 def test_the_rules_name_the_tasks_own_working_folder(kind: str) -> None:
     """A TermiGen task works in /workspace: the rules told the model its files were in /app."""
     prompter = micro() if kind == "micro" else conversation(True)
-    prompter.workdir = "/workspace"
+    prompter.rules = Rules(workdir="/workspace")
     view = TurnView(instruction="Write out.txt.", tools=TOOLS, history=[], turn=1, max_turns=5)
     system = prompter.build(view)[0].content
     assert "your working directory is /workspace; a relative path is a path in it" in system

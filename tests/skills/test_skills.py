@@ -248,21 +248,18 @@ def test_the_skills_are_cut_first_when_the_prompt_does_not_fit() -> None:
     view = TurnView(instruction="Append DONE to notes.txt. " * 3, tools=tools, history=[])
     roomy = MicroPrompter(
         PromptBudget(PROFILE, answer_tokens=64),
-        local_paths=False,
         skills=section(BM25Ranker([APPEND]).search("append", 1)),
     )
     prompt = "\n".join(m.content for m in roomy.build(view))
     assert HEADER in prompt
     tight = MicroPrompter(
         PromptBudget(PROFILE, answer_tokens=64),
-        local_paths=False,
         skills="x" * 3000 + "\n" + HEADER,
     )
     squeezed = "\n".join(m.content for m in tight.build(view))
     assert "Task:" in squeezed and "x" * 2000 not in squeezed
     talk = ConversationPrompter(
         PromptBudget(PROFILE, answer_tokens=64),
-        local_paths=False,
         instruction="Append DONE to notes.txt.",
         tools=tools,
         skills=HEADER + "\n" + "y" * 5000,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from hillclimber.cli import climb, models, runs, skills, tasks, view  # noqa: F401 - registers the commands
+from hillclimber.cli import climb, models, prompts, runs, skills, tasks, view  # noqa: F401 - registers the commands
 from hillclimber.cli.app import app, err_console
 from hillclimber.errors import HillclimberError
 

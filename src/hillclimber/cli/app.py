@@ -23,6 +23,10 @@ skills_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(skills_app, name="skills")
+prompts_app = typer.Typer(
+    help="The prompt templates: every sentence the model is shown.", no_args_is_help=True
+)
+app.add_typer(prompts_app, name="prompts")
 
 console = Console()
 err_console = Console(stderr=True)

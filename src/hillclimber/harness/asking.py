@@ -16,6 +16,7 @@ from hillclimber.harness.parsing.outcome import ParseFailure
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.prompting.budget import BudgetExceeded
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.harness.recording.events import EventBus, ModelAnswered, PromptShrunk
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 
@@ -45,6 +46,11 @@ class Asker:
         self.events = events
         self.remaining = remaining
         """Seconds left of the agent's time: every request carries it as its deadline."""
+
+    @property
+    def prompts(self) -> Prompts:
+        """The prompt templates, for the questions asked apart from the loop."""
+        return self.prompter.rules.prompts
 
     @property
     def constrains(self) -> bool:

@@ -28,8 +28,14 @@ from hillclimber.harness.instruction import (
 from hillclimber.harness.loop import AgentLoop
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import PromptBudget
-from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter
+from hillclimber.harness.prompting.prompters import (
+    ConversationPrompter,
+    MicroPrompter,
+    Rules,
+    description,
+)
 from hillclimber.harness.prompting.shown import shown
+from hillclimber.harness.prompting.templates import Prompts, load_prompts
 from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.harness.task_paths import TaskPaths
@@ -60,6 +66,7 @@ def assemble(
     """The loop for one trial of `ctx.task`, as `config` sets it."""
     task = ctx.task
     kind = classify(task.instruction)
+    rules = _rules(config, ctx, load_prompts(config.view.prompts))
     use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
     skills = TrialSkills(
         config.skills,
@@ -77,25 +84,28 @@ def assemble(
             "complexity": kind.value,
             "hints": use_hints,
             "skills": skills.ids,
+            "prompts": {"source": rules.prompts.source, "digest": rules.prompts.digest()},
         },
         instruction=task.instruction,
-        tool_definitions=[tool.definition() for tool in tool_list(config.tools)],
+        tool_definitions=[
+            tool.definition(description(rules.prompts, tool, rules.checks))
+            for tool in tool_list(config.tools)
+        ],
     )
     events = EventBus(writer, skills, *listeners)
     paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
-    checks, proposer = _checks(config, model, ctx, events, paths)
+    checks, proposer = _checks(config, model, ctx, events, paths, rules.prompts)
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
     answers = checks.built.answers if checks and verify is checks.verify else ()
     turns, why_turns = _turn_budget(config, ctx, kind)
     effective = _effective(config, ctx, kind, (checks, verify), f"{turns}, {why_turns}")
-    label = "the task's tests" if config.feedback == "tests" else "the acceptance checks"
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
     loop = AgentLoop(
         config,
         model,
         _tool_env(config, ctx, verify),
         task.instruction,
-        prompter=_prompter(config, ctx, budget, label, skills.section()),
+        prompter=_prompter(config, budget, rules, ctx.task.instruction, skills.section()),
         hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
         files=partial(shown, paths.named, ctx.sandbox)
         if config.view.mode == "micro" and config.view.show_named_files
@@ -166,14 +176,21 @@ def _feedback(
 
 
 def _checks(
-    config: HarnessConfig, model: Model, ctx: AgentContext, events: EventBus, paths: TaskPaths
+    config: HarnessConfig,
+    model: Model,
+    ctx: AgentContext,
+    events: EventBus,
+    paths: TaskPaths,
+    prompts: Prompts,
 ) -> tuple[SelfChecks | None, ModelProposer | None]:
     """The acceptance checks, built before the first action (`feedback = "self"` and a
     loop that looks at checks), and the model's proposer if it was asked."""
     if config.feedback != "self" or not config.consults_checks():
         return None, None
     proposer = (
-        ModelProposer(model, config.ask.constrained, events) if config.checks.propose else None
+        ModelProposer(model, prompts, config.ask.constrained, events)
+        if config.checks.propose
+        else None
     )
     built = build_checks(
         ctx.task.instruction,
@@ -208,37 +225,42 @@ def _tool_env(
     )
 
 
+def _rules(config: HarnessConfig, ctx: AgentContext, prompts: Prompts) -> Rules:
+    """The rules every prompt starts with, for this trial's sandbox and feedback."""
+    view = config.view
+    return Rules(
+        prompts,
+        local_paths=ctx.sandbox.kind is SandboxKind.LOCAL,
+        workdir=ctx.workdir,
+        availability=availability_note(probe_commands(ctx.sandbox))
+        if view.probe_commands
+        else None,
+        guidance=view.verification_guidance,
+        by_tests=config.feedback == "tests",
+    )
+
+
 def _prompter(
-    config: HarnessConfig, ctx: AgentContext, budget: PromptBudget, checks: str, skills: str
+    config: HarnessConfig, budget: PromptBudget, rules: Rules, instruction: str, skills: str
 ) -> MicroPrompter | ConversationPrompter:
     """How the model's prompts are built, as the setting's view says."""
     view = config.view
-    local = ctx.sandbox.kind is SandboxKind.LOCAL
-    availability = availability_note(probe_commands(ctx.sandbox)) if view.probe_commands else None
     if view.mode == "micro":
         return MicroPrompter(
             budget,
-            local_paths=local,
-            workdir=ctx.workdir,
+            rules,
             previous_steps=view.previous_steps,
             show_latest_output=view.show_latest_output,
-            availability=availability,
-            guidance=view.verification_guidance,
-            checks=checks,
             skills=skills,
         )
     return ConversationPrompter(
         budget,
-        local_paths=local,
-        workdir=ctx.workdir,
-        instruction=ctx.task.instruction,
-        tools=tool_list(config.tools),
+        instruction,
+        tool_list(config.tools),
+        rules,
         trim=view.trim_history,
         token_display=view.token_display,
         compact_at=view.compact_at,
-        availability=availability,
-        guidance=view.verification_guidance,
-        checks=checks,
     )
 
 

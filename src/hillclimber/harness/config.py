@@ -84,6 +84,9 @@ class View(_Settings):
     """`[Token usage: n/window (p%)]` in each observation, warnings at 60% and 80%."""
     compact_at: float | None = None
     """Share of the window at which older turns are summarised (conversation mode)."""
+    prompts: str | None = None
+    """A folder of prompt templates of one's own (`hillclimber prompts copy DIR`): each of
+    its files replaces the shipped file's texts key by key; none: the shipped ones."""
 
 
 class Completion(_Settings):

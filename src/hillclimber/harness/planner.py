@@ -12,6 +12,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from string import Template
 from typing import Literal
 
 import json_repair
@@ -19,6 +20,7 @@ import json_repair
 from hillclimber.harness.acting.tools import TOOLS
 from hillclimber.harness.asking import Asker
 from hillclimber.harness.prompting.summary import clip
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.models.base import CompletionRequest, Message, OutputConstraint
 
 StepStatus = Literal["pending", "in_progress", "done", "failed"]
@@ -41,13 +43,6 @@ PLAN_SCHEMA = {
     "required": ["steps"],
 }
 
-SUPERVISOR_SYSTEM = (
-    "You plan terminal tasks for a worker that can only read_file, write_file, edit_file and "
-    "run_command, one action per step. Break the task into 1 to 6 short steps, each a single "
-    "action naming the exact file or command. Do not add steps that are not needed. "
-    'Answer only with JSON: {"steps": ["...", "..."]}'
-)
-
 
 @dataclass
 class PlanStep:
@@ -62,9 +57,10 @@ class Plan:
     replans: int = 0
 
     @classmethod
-    def from_answer(cls, text: str) -> Plan:
+    def from_answer(cls, text: str, whole: str | None = None) -> Plan:
         """Steps from the supervisor's answer, each once and none a tool's bare name (ours or
-        one made up); forgiving of broken JSON; never empty."""
+        one made up); forgiving of broken JSON; never empty (`whole`: the one step where the
+        answer holds none)."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -76,16 +72,17 @@ class Plan:
         steps = (t for t in texts if t and t not in TOOLS and not _NAME_ALONE.fullmatch(t))
         items = list(dict.fromkeys(steps))
         if not items:
-            items = ["Do the task"]
+            items = [whole or shipped()("plan.whole")]
         return cls([PlanStep(t) for t in items[:MAX_STEPS]])
 
-    def ends_in(self, answers: Sequence[str]) -> None:
-        """Where no step names an answer file, a last step that writes the first: the 1.5B's
-        plans only read and analysed in 38 of 71 (TermiGen dev tasks), and its worker,
-        following them, never wrote the answer."""
+    def ends_in(self, answers: Sequence[str], write: str | None = None) -> None:
+        """Where no step names an answer file, a last step that writes the first (`write`,
+        a template of `$path`): the 1.5B's plans only read and analysed in 38 of 71 (TermiGen
+        dev tasks), and its worker, following them, never wrote the answer."""
         named = any(posixpath.basename(a) in s.text for s in self.steps for a in answers)
         if answers and not named:
-            self.steps.append(PlanStep(f"Write {answers[0]} in the form the task asks"))
+            template = Template(write or shipped().texts["plan.write"])
+            self.steps.append(PlanStep(template.substitute(path=answers[0])))
 
     def current(self) -> PlanStep | None:
         for step in self.steps:
@@ -127,12 +124,15 @@ class Plan:
         return "\n".join(lines)
 
 
-def supervisor_prompt(instruction: str, feedback: str | None = None, skills: str = "") -> str:
-    again = (
-        f"\nThe last attempt was checked and failed: {feedback}\nPlan the fix." if feedback else ""
-    )
-    examples = f"\n\n{skills}" if skills else ""
-    return f"Task:\n{instruction}{again}{examples}\n\nSteps as JSON:"
+def supervisor_prompt(
+    prompts: Prompts, instruction: str, feedback: str | None = None, skills: str = ""
+) -> str:
+    """The planner's question (`plan.toml`): the task, what failed (when asked again), the
+    example approaches chosen for the task."""
+    task = prompts("plan.task", instruction=instruction)
+    if feedback:
+        task += "\n" + prompts("plan.again", feedback=feedback)
+    return "\n\n".join(part for part in (task, skills, prompts("plan.ask")) if part)
 
 
 def make_plan(
@@ -148,10 +148,11 @@ def make_plan(
     """Ask the supervisor for a plan (again, with what failed, after `previous`), with the
     example approaches chosen for the task (`skills`, may be empty), ending in writing the
     answer (`answers`: the files the checks want made, see `Plan.ends_in`)."""
+    say = asker.prompts
     request = CompletionRequest(
         messages=[
-            Message(role="system", content=SUPERVISOR_SYSTEM),
-            Message(role="user", content=supervisor_prompt(instruction, feedback, skills)),
+            Message(role="system", content=say("plan.system")),
+            Message(role="user", content=supervisor_prompt(say, instruction, feedback, skills)),
         ],
         max_tokens=300,
         temperature=asker.settings.temperature,
@@ -160,7 +161,8 @@ def make_plan(
         if asker.constrains
         else None,
     )
-    plan = Plan.from_answer(asker.complete(request, role="supervisor", turn=turn))
-    plan.ends_in(answers)
+    answer = asker.complete(request, role="supervisor", turn=turn)
+    plan = Plan.from_answer(answer, say("plan.whole"))
+    plan.ends_in(answers, say.texts["plan.write"])
     plan.replans = previous.replans + 1 if previous else 0
     return plan

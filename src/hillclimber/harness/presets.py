@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import Feedback, HarnessConfig, setting_path
+from hillclimber.harness.prompting.templates import load_prompts
 
 FEEDBACK = get_args(Feedback)
 
@@ -35,7 +36,13 @@ def preset_names() -> list[str]:
 def load_harness(spec: str, sets: Sequence[str] = ()) -> HarnessConfig:
     """The setting `spec` names (a preset name, `NAME@FEEDBACK` for a preset with another
     feedback kind, or a .toml/.json file), with `sets` (`KEY=VALUE`, KEY dotted or a setting's
-    own name) applied last."""
+    own name) applied last; its prompt templates checked."""
+    config = _load(spec, sets)
+    load_prompts(config.view.prompts)  # a mistake in them is said now, not in a trial
+    return config
+
+
+def _load(spec: str, sets: Sequence[str]) -> HarnessConfig:
     overrides = parse_sets(sets)
     name, at, feedback = spec.rpartition("@") if "@" in spec else (spec, "", "")
     if at and feedback in FEEDBACK and name in preset_names():
@@ -50,11 +57,22 @@ def load_harness(spec: str, sets: Sequence[str] = ()) -> HarnessConfig:
             "FEEDBACK tests, self or none) nor a .toml/.json settings file"
         )
     data = _grouped(_read_file(path), where=str(path))
+    _beside(data, path)
     base = data.pop("preset", None)
     if base is not None and str(base) not in preset_names():
         raise HillclimberError(f"{path}: preset: no preset '{base}'")
     start = _read_preset(str(base)) if base is not None else {}
     return _build(str(base or path.stem), _merge(start, data), overrides, where=str(path))
+
+
+def _beside(data: dict[str, Any], path: Path) -> None:
+    """A settings file's prompt folder, where relative, is beside the file."""
+    view = data.get("view")
+    if not isinstance(view, dict):
+        return
+    folder = view.get("prompts")
+    if isinstance(folder, str) and folder != "none" and not Path(folder).expanduser().is_absolute():
+        view["prompts"] = str(path.parent / folder)
 
 
 def preset(name: str, **overrides: Any) -> HarnessConfig:

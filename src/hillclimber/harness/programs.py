@@ -17,11 +17,12 @@ import posixpath
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
 from hillclimber.harness.outline import outline
 from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import is_binary, read_bytes
 
@@ -47,33 +48,29 @@ class CodeAsk:
     program: bool = False
     heads: str = ""
     """The first lines of the input files (`input_heads`)."""
-    modules: str = ""
+    modules: dict[str, bool] = field(default_factory=dict)
     """For a program: which common modules python3 has."""
 
     @classmethod
     def probe(cls, sandbox: Sandbox, inputs: Sequence[str], *, program: bool) -> CodeAsk:
         """Asked as a program only where the sandbox has python3."""
         program = program and probe_commands(sandbox, ("python3",)).get("python3", False)
-        modules = modules_note(probe_modules(sandbox)) if program else ""
+        modules = probe_modules(sandbox) if program else {}
         return cls(program, input_heads(sandbox, inputs), modules)
 
     @property
     def what(self) -> str:
+        """The thing asked for, as the prompt templates name its texts (`compute.toml`)."""
         return "program" if self.program else "command"
 
     @property
     def max_tokens(self) -> int:
         return MAX_PROGRAM_TOKENS if self.program else MAX_COMMAND_TOKENS
 
-    @property
-    def one(self) -> str:
-        """The thing asked for, in a sentence: `Write {one} that …`."""
-        return "a short Python 3 program" if self.program else "ONE shell command"
-
-    def shown(self) -> str:
+    def shown(self, prompts: Prompts) -> str:
         """What the prompt shows between the task and the question."""
-        heads = f"\n\nThe input files begin:\n{self.heads}" if self.heads else ""
-        modules = f"\n{self.modules}" if self.program and self.modules else ""
+        heads = "\n\n" + prompts("compute.heads", heads=self.heads) if self.heads else ""
+        modules = "\n" + modules_note(self.modules, prompts) if self.program else ""
         return heads + ("\n" if modules and not heads else "") + modules
 
     def source(self, answer: str) -> str:

@@ -11,6 +11,7 @@ import re
 import shlex
 from collections.abc import Sequence
 
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox import Sandbox
 
 COMMON_COMMANDS = (
@@ -48,15 +49,16 @@ def _reported(stdout: str, names: Sequence[str]) -> dict[str, bool]:
     return {n: found[n] for n in names if n in found}
 
 
-def availability_note(found: dict[str, bool]) -> str:
-    """One line for the prompt: what the model can use, and what not to try."""
+def availability_note(found: dict[str, bool], prompts: Prompts | None = None) -> str:
+    """One line for the rules: what the model can use, and what not to try."""
+    say = prompts or shipped()
     here = [n for n, ok in found.items() if ok]
     missing = [n for n, ok in found.items() if not ok]
     parts = []
     if here:
-        parts.append(f"Commands here: {', '.join(here)}.")
+        parts.append(say("rules.commands_here", names=", ".join(here)))
     if missing:
-        parts.append(f"Not installed: {', '.join(missing)}.")
+        parts.append(say("rules.not_installed", names=", ".join(missing)))
     return " ".join(parts)
 
 
@@ -81,11 +83,12 @@ def probe_modules(
     return _reported(result.stdout, names) if result.exit_code == 0 else {}
 
 
-def modules_note(found: dict[str, bool]) -> str:
+def modules_note(found: dict[str, bool], prompts: Prompts | None = None) -> str:
     """One line for a program's prompt: the modules beyond the standard library it may use."""
+    say = prompts or shipped()
     here = [n for n, ok in found.items() if ok]
     missing = [n for n, ok in found.items() if not ok]
-    parts = [f"Python modules here: the standard library{', ' if here else ''}{', '.join(here)}."]
+    parts = [say("compute.modules", others="".join(f", {n}" for n in here))]
     if missing:
-        parts.append(f"Not installed: {', '.join(missing)}.")
+        parts.append(say("compute.not_installed", names=", ".join(missing)))
     return " ".join(parts)

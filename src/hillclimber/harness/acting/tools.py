@@ -53,8 +53,10 @@ class NoArgs(_Args):
 
 @dataclass(frozen=True)
 class ToolSpec:
+    """A tool's name and arguments; what the model is told of it is in the prompt templates
+    (`prompts/rules.toml`, [tools])."""
+
     name: str
-    description: str
     args: type[_Args]
     aliases: dict[str, str] = field(default_factory=dict)
     """Other argument names small models use for the same thing (`p` → `path`)."""
@@ -84,13 +86,13 @@ class ToolSpec:
             "additionalProperties": False,
         }
 
-    def definition(self) -> dict[str, Any]:
+    def definition(self, description: str) -> dict[str, Any]:
         """The tool as OpenAI's function-calling schema (ATIF's `tool_definitions`)."""
         return {
             "type": "function",
             "function": {
                 "name": self.name,
-                "description": self.description,
+                "description": description,
                 "parameters": self.arguments_schema(),
             },
         }
@@ -109,19 +111,16 @@ TOOLS: dict[str, ToolSpec] = {
     for t in (
         ToolSpec(
             "read_file",
-            "Read a file, or only lines start..end of it.",
             ReadFileArgs,
             {**_PATH, "start_line": "start", "end_line": "end", "from": "start", "to": "end"},
         ),
         ToolSpec(
             "write_file",
-            "Create or replace a file with the given content.",
             WriteFileArgs,
             {**_PATH, "c": "content", "text": "content", "contents": "content", "data": "content"},
         ),
         ToolSpec(
             "edit_file",
-            "Replace old_text (which must occur exactly once) by new_text in a file.",
             EditFileArgs,
             {
                 **_PATH,
@@ -135,23 +134,17 @@ TOOLS: dict[str, ToolSpec] = {
         ),
         ToolSpec(
             "run_command",
-            "Run a shell command in the task's folder and see its output.",
             RunCommandArgs,
             {"cmd": "command", "c": "command", "bash": "command", "shell": "command"},
         ),
-        ToolSpec("verify_progress", "Run the task's tests and see how many pass.", NoArgs),
-        ToolSpec("task_complete", "Say the task is done (it is then checked).", NoArgs),
+        ToolSpec("verify_progress", NoArgs),
+        ToolSpec("task_complete", NoArgs),
     )
 }
 
 
 def tool_list(names: Sequence[str]) -> list[ToolSpec]:
     return [TOOLS[n] for n in names]
-
-
-def describe(tools: Sequence[ToolSpec]) -> str:
-    """The tool list for a prompt: one line per tool."""
-    return "\n".join(f"- {t.signature()}: {t.description}" for t in tools)
 
 
 def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.guards.bounds import written_paths
 from hillclimber.harness.prompting.budget import cut_instruction
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import EventBus, ModelAnswered
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 from hillclimber.sandbox import Sandbox, walk
@@ -27,13 +28,6 @@ MAX_CHECKS = 3
 MAX_COMMAND = 300
 INSTRUCTION_CHARS = 2400
 
-SYSTEM = (
-    "You write acceptance checks for a terminal task: shell commands that show whether the "
-    "task is done. Each check must FAIL now, before the task is done, and SUCCEED once it is "
-    "done correctly. Read files, run programs, compare outputs; change nothing. The task's "
-    'files are in /app. Answer only with JSON: {"checks": [{"command": "...", "prints": '
-    '"text it must print, or empty"}]}'
-)
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -58,6 +52,8 @@ class ModelProposer:
     """Asks `model` once per task; keeps the counts for the trial's record."""
 
     model: Model
+    prompts: Prompts = field(default_factory=shipped)
+    """The question's words (`checks.toml`)."""
     constrained: bool = True
     events: EventBus | None = None
     """Where the model's answer is told (the trajectory keeps it as a step of its own)."""
@@ -70,8 +66,8 @@ class ModelProposer:
     def __call__(self, instruction: str, sandbox: Sandbox, workdir: str) -> list[Check]:
         request = CompletionRequest(
             messages=[
-                Message(role="system", content=SYSTEM),
-                Message(role="user", content=_prompt(instruction, sandbox, workdir)),
+                Message(role="system", content=self.prompts("checks.system")),
+                Message(role="user", content=self.ask(instruction, sandbox, workdir)),
             ],
             max_tokens=300,
             temperature=0.0,
@@ -100,6 +96,22 @@ class ModelProposer:
         self.prompt_tokens += answer.usage.prompt_tokens
         self.completion_tokens += answer.usage.completion_tokens
         return self.read(answer.text, workdir)
+
+    def ask(self, instruction: str, sandbox: Sandbox, workdir: str) -> str:
+        """The question: the task and the files in the workspace now."""
+        names = []
+        for path, info in walk(sandbox, workdir):
+            names.append(path + ("/" if info.kind == "dir" else ""))
+            if len(names) >= 30:
+                names.append("…")
+                break
+        return self.prompts(
+            "checks.ask",
+            instruction=cut_instruction(instruction, INSTRUCTION_CHARS),
+            workdir=workdir,
+            listing="\n".join(names) or "(empty)",
+            most=MAX_CHECKS,
+        )
 
     def read(self, text: str, workdir: str) -> list[Check]:
         """The well-formed, allowed checks in the model's answer."""
@@ -150,17 +162,3 @@ def _problem(command: str) -> str:
     if written is not None:
         return f"it would change {written[1] or 'a file'}: a check only looks"
     return ""
-
-
-def _prompt(instruction: str, sandbox: Sandbox, workdir: str) -> str:
-    names = []
-    for path, info in walk(sandbox, workdir):
-        names.append(path + ("/" if info.kind == "dir" else ""))
-        if len(names) >= 30:
-            names.append("…")
-            break
-    listing = "\n".join(names) or "(empty)"
-    task = cut_instruction(instruction, INSTRUCTION_CHARS)
-    return (
-        f"Task:\n{task}\n\nFiles in {workdir} now:\n{listing}\n\nUp to {MAX_CHECKS} checks as JSON:"
-    )

@@ -38,17 +38,10 @@ from hillclimber.harness.programs import (
     save_and_run,
 )
 from hillclimber.harness.prompting.summary import clip
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.sandbox import APP
 from hillclimber.shell.answer import command_in, unredirected
 
-SYSTEM = (
-    "You work a task's answer out from its input files with one shell command. Reply with the"
-    " command only."
-)
-PROGRAM_SYSTEM = (
-    "You work a task's answer out from its input files with a short Python 3 program. Reply"
-    " with the program only."
-)
 CODE = (".py", ".sh", ".bash", ".c", ".h", ".cpp", ".js", ".ts", ".go", ".rs", ".java", ".rb",
         ".pl", ".r", ".R", ".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".html", ".xml",
         ".sql", ".md", ".mk")  # fmt: skip
@@ -100,7 +93,7 @@ class Computer:
         source = self.code.source(answer)
         command = _command(answer) if not source else ""  # a command where one came instead
         if not source and not command:
-            self.why = f"answer held no {self.code.what}"
+            self.why = self.say("compute.held_none", what=self.what)
             return None
         if source and self.script:
             run = save_and_run(source, self.script)
@@ -114,29 +107,36 @@ class Computer:
         ran = named(run if is_program(run) else unredirected(run))
         if not candidate.success:
             told = said(_told(candidate.output), program=is_program(run))
-            self.why = f"{ran} failed" + (f": {told}" if told else "")
+            why = "compute.failed_said" if told else "compute.failed"
+            self.why = self.say(why, ran=ran, told=told)
         elif candidate.passing <= passing or candidate.passing < candidate.total:
-            failing = f": {clip(candidate.failing, 200)}" if candidate.failing else ""
-            self.why = f"{ran} printed what fails the checks{failing}"
+            why = "compute.wrong_said" if candidate.failing else "compute.wrong"
+            self.why = self.say(why, ran=ran, failing=clip(candidate.failing, 200))
         else:
             self.why = ""
 
+    @property
+    def say(self) -> Prompts:
+        return self.asker.prompts
+
+    @property
+    def what(self) -> str:
+        """The thing asked for, in the question's words."""
+        return self.say(f"compute.{self.code.what}_what")
+
     def _ask(self, path: str, turn: int) -> str:
-        code = self.code
-        again = f"\nYour last {self.why}. Write a better {code.what}." if self.why else ""
-        system, sent = (
-            (PROGRAM_SYSTEM, f"its output is written to {path} for you")
-            if code.program
-            else (SYSTEM, f"it is written to {path} for you")
-        )
-        does = f"prints exactly that ({sent})"
+        code, say = self.code, self.say
         if self.script:
-            does = f"writes exactly that to {path} (it is saved as {self.script} and run)"
-        prompt = (
-            f"Task:\n{clip(self.instruction, 1500)}{code.shown()}\n\n"
-            f"Write {code.one} that works out from the task's input files what {path} should"
-            f" hold, and {does}. Reply with the {code.what} only.{again}"
-        )
+            does = say("compute.script", path=path, script=self.script)
+        else:
+            does = say("compute.prints", sent=say(f"compute.{code.what}_sent", path=path))
+        ask = say("compute.ask", one=say(f"compute.{code.what}_one"), path=path, does=does,
+                  what=self.what)  # fmt: skip
+        if self.why:
+            ask += "\n" + say("compute.again", why=self.why, what=self.what)
+        task = say("compute.task", instruction=clip(self.instruction, 1500))
+        system = say("compute.program_system" if code.program else "compute.system")
+        prompt = f"{task}{code.shown(say)}\n\n{ask}"
         return self.asker.apart(system, prompt, role="compute", turn=turn,
                                 max_tokens=code.max_tokens, stuck=bool(self.why))  # fmt: skip
 

@@ -138,17 +138,6 @@ class PromptBudget:
         body = "\n\n".join(s.render() for s in sections if s.text)
         return [Message(role="system", content=system), Message(role="user", content=body)]
 
-    def usage_line(self, used: int) -> str:
-        """`[Token usage: 45,000/128,000 (35%)]`, with a warning at 60% and 80%."""
-        window = self.profile.context_window
-        share = used / window
-        line = f"[Token usage: {used:,}/{window:,} ({share:.0%})]"
-        if share >= 0.8:
-            line += " WARNING: context at 80%+: be very brief."
-        elif share >= 0.6:
-            line += " Context at 60%+: keep answers short."
-        return line
-
 
 __all__ = [
     "TRUNCATED",

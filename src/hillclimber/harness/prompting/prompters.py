@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hillclimber.errors import ContextExceeded
-from hillclimber.harness.acting.tools import ToolSpec, describe
+from hillclimber.harness.acting.tools import ToolSpec
 from hillclimber.harness.prompting.budget import (
     BudgetExceeded,
     PromptBudget,
@@ -22,71 +22,77 @@ from hillclimber.harness.prompting.budget import (
     cut_middle,
 )
 from hillclimber.harness.prompting.summary import StepSummary, previous_field
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.models.base import Message
 from hillclimber.sandbox import APP
 
-FORMAT = 'Answer with exactly ONE tool call as JSON: {"name": "<tool>", "arguments": {...}}'
 
-PATHS_REAL = "PATHS: your working directory is {workdir}; a relative path is a path in it."
-"""No example path: a small model wrote to `/app/x` itself, and the task's inputs may be in
-other folders."""
-PATHS_LOCAL = (
-    "PATH RULES: your workspace is the current directory. When the task says /app/foo, use "
-    "foo or ./foo. Never write outside the workspace."
-)
+@dataclass(frozen=True)
+class Rules:
+    """The rules of the game, the system message of every turn (`rules.toml`), the same for
+    both prompters."""
 
-GUIDANCE = """Before task_complete, CHECK your work with a command:
-- a file you made: test -f FILE && wc -l FILE && head FILE
-- a script: run it and check the exit code and output
-- a format: head/tail/wc -l of the output file
-- tests: run the whole test suite
-- a build: clean rebuild, then run the program
-Call task_complete only after such a check shows success."""
+    prompts: Prompts = field(default_factory=shipped)
+    local_paths: bool = False
+    """The task runs in a plain folder, not at its own paths."""
+    workdir: str = APP
+    """The task's working folder, as the rules name it."""
+    availability: str | None = None
+    """What the sandbox has, where probed."""
+    guidance: bool = False
+    by_tests: bool = True
+    """The task's tests check the work (feedback tests), else the harness's checks."""
 
+    @property
+    def checks(self) -> str:
+        """What checks the work, as the rules say it."""
+        by = "tests" if self.by_tests else "checks"
+        return self.prompts(f"rules.checked_by_{by}")
 
-def system_prompt(
-    tools: Sequence[ToolSpec],
-    *,
-    local_paths: bool,
-    workdir: str = APP,
-    availability: str | None = None,
-    guidance: bool = False,
-    checks: str = "the task's tests",
-) -> str:
-    """The rules of the game; `checks` names what checks the work (the task's tests, or the
-    acceptance checks the harness made). `tools` are every tool of the trial, not only this
-    turn's: the rules stay the same all trial long, so the model's back end reuses what it
-    computed for them (`offered_now` says the turn's own)."""
-    names = ", ".join(t.name for t in tools)
-    parts = [
-        "You are a careful terminal agent. You act only through tools.",
-        FORMAT,
-        f"The ONLY tools you may call are: {names}. Any other name fails.",
-        describe(tools).replace("the task's tests", checks),
-        PATHS_LOCAL if local_paths else PATHS_REAL.format(workdir=workdir),
-        "Write files with write_file (exact content). Read a file before changing it.",
-        f"Call task_complete when the task is done; it is then checked by {checks}.",
-    ]
-    if availability:
-        parts.append(availability)
-    if guidance:
-        parts.append(GUIDANCE)
-    return "\n".join(parts)
+    def system(self, tools: Sequence[ToolSpec]) -> str:
+        """The rules for `tools`: every tool of the trial, not only this turn's. They stay the
+        same all trial long, so the model's back end reuses what it computed for them
+        (`offered_now` says the turn's own)."""
+        say = self.prompts
+        parts = [
+            say("rules.intro"),
+            say("rules.format"),
+            say("rules.only", names=", ".join(t.name for t in tools)),
+            tool_lines(say, tools, self.checks),
+            say("rules.paths_local")
+            if self.local_paths
+            else say("rules.paths", workdir=self.workdir),
+            say("rules.writing"),
+            say("rules.complete", checks=self.checks),
+        ]
+        if self.availability:
+            parts.append(self.availability)
+        if self.guidance:
+            parts.append(say("rules.guidance"))
+        return "\n".join(parts)
 
 
-def offered_now(view: TurnView) -> str:
+def tool_lines(prompts: Prompts, tools: Sequence[ToolSpec], checks: str) -> str:
+    """The tool list: a line per tool, its signature and description."""
+    return "\n".join(
+        prompts("rules.tool", signature=t.signature(), description=description(prompts, t, checks))
+        for t in tools
+    )
+
+
+def description(prompts: Prompts, tool: ToolSpec, checks: str) -> str:
+    """What the model is told of `tool`; `checks` is what checks the work, as said."""
+    return prompts(f"rules.tools.{tool.name}", checks=checks)
+
+
+def offered_now(prompts: Prompts, view: TurnView) -> str:
     """The tools of this turn where they are fewer than the trial's (the rules list those),
     said at the end of the prompt: a list that changed at the top of it made llama.cpp
     compute the whole prompt again (a third of the 1.5B's prompt work on 20 TermiGen tasks)."""
     names = [t.name for t in view.tools]
     if not view.known or names == [t.name for t in view.known]:
         return ""
-    return f"This turn you may call ONLY: {', '.join(names)}."
-
-
-def _title(checks: str) -> str:
-    """`Tests` for the task's tests (as the prompts always said), else `Checks`."""
-    return "Tests" if checks == "the task's tests" else "Checks"
+    return prompts("rules.only_now", names=", ".join(names))
 
 
 @dataclass
@@ -112,32 +118,27 @@ class TurnView:
     """Every tool the trial may offer, which the rules list (empty: this turn's)."""
 
 
-def harness_notes(view: TurnView) -> tuple[tuple[str, str], ...]:
+def harness_notes(prompts: Prompts, view: TurnView) -> tuple[tuple[str, str], ...]:
     """The turn's feedback (a verification that failed, a refusal, a weak pass to judge), the
     progress of the checks, the hint and the turn's tools where they are fewer than the
-    trial's, as (label, text) for a conversation to show after its last output."""
-    notes = [("", line) for line in view.feedback]
+    trial's, for a conversation to show after its last output: (what is said, the line that
+    says it)."""
+    notes = [(line, line) for line in view.feedback]
     if view.progress:
-        notes.append(("Progress: ", view.progress))
+        notes.append((view.progress, prompts("conversation.progress", progress=view.progress)))
     if view.hint:
-        notes.append(("Hint: ", view.hint))
-    if now := offered_now(view):
-        notes.append(("", now))
+        notes.append((view.hint, prompts("conversation.hint", hint=view.hint)))
+    if now := offered_now(prompts, view):
+        notes.append((now, now))
     return tuple(notes)
 
 
 @dataclass
 class MicroPrompter:
     budget: PromptBudget
-    local_paths: bool
-    workdir: str = APP
-    """The task's working folder, as the rules name it."""
+    rules: Rules = field(default_factory=Rules)
     previous_steps: int = 3
     show_latest_output: bool = True
-    availability: str | None = None
-    guidance: bool = False
-    checks: str = "the task's tests"
-    """What checks the work, in the rules and as the title of the counts."""
     skills: str = ""
     """The example approaches chosen for the task (`skills.select.section`); the first part
     cut when the prompt does not fit."""
@@ -145,43 +146,27 @@ class MicroPrompter:
     """Raised after a back end still reported an overflow: shrinks every later prompt more."""
 
     def build(self, view: TurnView) -> list[Message]:
-        system = system_prompt(
-            view.known or view.tools,
-            local_paths=self.local_paths,
-            workdir=self.workdir,
-            availability=self.availability,
-            guidance=self.guidance,
-            checks=self.checks,
-        )
+        system = self.rules.system(view.known or view.tools)
         return self.budget.fit(system, self.sections(view))
 
     def sections(self, view: TurnView) -> list[Section]:
         """The prompt's parts, each with its priority in the budget (the lowest is cut first)."""
+        say = self.rules.prompts
+        progress = "micro.progress_tests" if self.rules.by_tests else "micro.progress_checks"
         sections = [
-            Section("task", view.instruction, 90, min_chars=200, cut=cut_instruction, title="Task"),
-            Section(
-                "files",
-                view.files or "",
-                priority=65,
-                cut=cut_middle,
-                title="Files named in the task, as they are now",
-            ),
-            Section("plan", view.plan or "", priority=50, title="Plan"),
-            Section("step", view.step or "", priority=95, title="Current step"),
+            Section("task", view.instruction, 90, min_chars=200, cut=cut_instruction,
+                    title=say("micro.task")),
+            Section("files", view.files or "", 65, cut=cut_middle, title=say("micro.files")),
+            Section("plan", view.plan or "", priority=50, title=say("micro.plan")),
+            Section("step", view.step or "", priority=95, title=say("micro.step")),
             Section("hint", view.hint or "", priority=40),
             Section("skills", self.skills, priority=30),
-            Section(
-                "previous",
-                previous_field(view.history, self.previous_steps),
-                priority=60,
-                min_chars=0,
-                title="Previous",
-            ),
-            Section("progress", view.progress or "", 85, title=_title(self.checks)),
-            Section(
-                "feedback", "\n".join(view.feedback), priority=80, min_chars=120, title="Feedback"
-            ),
-        ]
+            Section("previous", previous_field(view.history, self.previous_steps), 60,
+                    min_chars=0, title=say("micro.previous")),
+            Section("progress", view.progress or "", 85, title=say(progress)),
+            Section("feedback", "\n".join(view.feedback), 80, min_chars=120,
+                    title=say("micro.feedback")),
+        ]  # fmt: skip
         if self.show_latest_output and view.latest is not None:
             label, text = view.latest
             limit = max(len(text) >> self.squeeze, 200) if self.squeeze else len(text)
@@ -189,9 +174,9 @@ class MicroPrompter:
             sections.insert(
                 4, Section("latest", latest, 70, min_chars=0, cut=cut_middle, title=label)
             )
-        turn = f"Turn {view.turn} of {view.max_turns}."
-        ask = " ".join(part for part in (turn, offered_now(view), "Your next tool call:") if part)
-        sections.append(Section("ask", ask, priority=100, min_chars=10))
+        turn = say("micro.turn", turn=view.turn, max_turns=view.max_turns)
+        last = (turn, offered_now(say, view), say("micro.ask"))
+        sections.append(Section("ask", " ".join(part for part in last if part), 100, min_chars=10))
         return sections
 
     can_shrink = True
@@ -207,18 +192,13 @@ class MicroPrompter:
 @dataclass
 class ConversationPrompter:
     budget: PromptBudget
-    local_paths: bool
     instruction: str
     tools: Sequence[ToolSpec]
+    rules: Rules = field(default_factory=Rules)
     trim: bool = True
     """Trim older outputs and compact (full); off: the plain history (naive)."""
-    workdir: str = APP
-    """The task's working folder, as the rules name it."""
     token_display: bool = False
     compact_at: float | None = None
-    availability: str | None = None
-    guidance: bool = False
-    checks: str = "the task's tests"
     skills: str = ""
     """The example approaches chosen for the task, after it; dropped first when too long."""
     turns: list[tuple[str, str]] = field(default_factory=list)
@@ -226,48 +206,42 @@ class ConversationPrompter:
     compacted: str = ""
     keep_full: int = 2
     notes: tuple[tuple[str, str], ...] = ()
-    """What the harness says this turn (the view's feedback, progress and hint: (label,
-    text)), after the latest observation where it does not already say it."""
+    """What the harness says this turn (the view's feedback, progress and hint: (what is
+    said, the line that says it)), after the latest observation where it does not already say
+    it."""
 
     @property
     def can_shrink(self) -> bool:
         """The plain history (naive) is never shrunk: an overflow ends the trial."""
         return self.trim
 
-    def _system(self) -> str:
-        return system_prompt(
-            self.tools,
-            local_paths=self.local_paths,
-            workdir=self.workdir,
-            availability=self.availability,
-            guidance=self.guidance,
-            checks=self.checks,
-        )
-
     def _messages(
         self, turns: Sequence[tuple[str, str]], older: set[int] | frozenset[int]
     ) -> list[Message]:
-        messages = [Message(role="system", content=self._system())]
-        task = f"Task:\n{self.instruction}"
+        say = self.rules.prompts
+        task = [say("conversation.task", instruction=self.instruction)]
         if self.skills:
-            task += f"\n\n{self.skills}"
+            task.append(self.skills)
         if self.compacted:
-            task += f"\n\nSummary of earlier steps: {self.compacted}"
-        messages.append(Message(role="user", content=task))
+            task.append(say("conversation.summary", summary=self.compacted))
+        messages = [
+            Message(role="system", content=self.rules.system(self.tools)),
+            Message(role="user", content="\n\n".join(task)),
+        ]
         for index, (answer, observation) in enumerate(turns):
             messages.append(Message(role="assistant", content=answer))
             if index in older:
                 observation = cut_middle(observation, 300)
             messages.append(Message(role="user", content=observation))
         last = messages[-1]
-        said = [label + text for label, text in self.notes if text not in last.content]
+        said = [line for text, line in self.notes if text not in last.content]
         if said:
             messages[-1] = Message(role="user", content=last.content + "\n\n" + "\n".join(said))
         return messages
 
     def build(self, view: TurnView) -> list[Message]:
         self.tools = view.known or view.tools
-        self.notes = harness_notes(view)
+        self.notes = harness_notes(self.rules.prompts, view)
         if not self.trim:
             messages = self._messages(self.turns, frozenset())
             if self.budget.tokens(messages) > self.budget.limit:
@@ -322,8 +296,22 @@ class ConversationPrompter:
     def record(self, answer: str, observation: str) -> None:
         if self.token_display:
             used = self.budget.tokens(self._messages(self.turns, frozenset()))
-            observation = f"{observation}\n{self.budget.usage_line(used)}"
+            observation = f"{observation}\n{self.usage_line(used)}"
         self.turns.append((answer, observation))
+
+    def usage_line(self, used: int) -> str:
+        """`[Token usage: 45,000/128,000 (35%)]`, with a warning at 60% and 80%."""
+        window = self.budget.profile.context_window
+        share = used / window
+        say = self.rules.prompts
+        line = say(
+            "conversation.usage", used=f"{used:,}", window=f"{window:,}", share=f"{share:.0%}"
+        )
+        if share >= 0.8:
+            line += say("conversation.usage_full")
+        elif share >= 0.6:
+            line += say("conversation.usage_high")
+        return line
 
     def shrink(self) -> None:
         if len(self.turns) > 1:

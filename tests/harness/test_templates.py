@@ -1,0 +1,172 @@
+"""The prompt templates: every sentence the model is shown is in `harness/prompts/*.toml`; a
+folder of one's own replaces them key by key, checked at load (one line naming file and key);
+and every prompt, rendered at its largest, still fits the smallest window (Apple's 4,096)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
+from hillclimber.harness.acting.tools import TOOLS, tool_list
+from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
+from hillclimber.harness.planner import Plan, supervisor_prompt
+from hillclimber.harness.presets import load_harness
+from hillclimber.harness.programs import HEAD_CHARS, MAX_PROGRAM_TOKENS, CodeAsk
+from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.prompters import MicroPrompter, Rules, TurnView
+from hillclimber.harness.prompting.templates import PromptError, load_prompts, shipped
+from hillclimber.models.base import Message
+from hillclimber.models.fm import fm_profile
+
+
+def test_the_shipped_templates_are_each_filled_in_by_name() -> None:
+    prompts = shipped()
+    assert prompts("rules.paths", workdir="/workspace").endswith(
+        "/workspace; a relative path is a path in it."
+    )
+    assert prompts("rules.tools.verify_progress", checks="the acceptance checks") == (
+        "Run the acceptance checks and see how many pass."
+    )
+    assert {f"rules.tools.{name}" for name in TOOLS} <= set(prompts.texts)
+    with pytest.raises(KeyError):
+        prompts("rules.paths")  # a placeholder left unfilled is the harness's mistake
+
+
+def test_a_folder_of_ones_own_replaces_only_the_texts_it_holds(tmp_path: Path) -> None:
+    (tmp_path / "rules.toml").write_text('intro = "You are a terse agent in $$HOME."\n')
+    (tmp_path / "plan.toml").write_text("[nothing]\n")
+    mine = load_prompts(tmp_path)
+    assert mine("rules.intro") == "You are a terse agent in $HOME."
+    assert mine.texts["rules.format"] == shipped().texts["rules.format"]
+    assert mine.source == str(tmp_path) and mine.digest() != shipped().digest()
+    view = TurnView(instruction="Write out.txt.", tools=tool_list(["task_complete"]), history=[])
+    prompt = MicroPrompter(PromptBudget(fm_profile(), 256), Rules(mine)).build(view)
+    assert prompt[0].content.startswith("You are a terse agent in $HOME.\nAnswer with exactly ONE")
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "error"),
+    [
+        ("rules.toml", 'intro = "Hi $name."', "intro: unknown placeholder $name (offered: none)"),
+        ("rules.toml", 'paths = "In $dir."', "paths: unknown placeholder $dir (offered: $workdir)"),
+        ("rules.toml", 'intro = "costs $5"', "rules.toml: intro: a `$` that is no placeholder"),
+        ("rules.toml", 'outro = "Bye."', "rules.toml: outro: no such template"),
+        ("rules.toml", "intro = 3", "rules.toml: intro: expected text"),
+        ("rules.toml", 'intro = "unclosed', "rules.toml: "),
+        ("prompt.toml", 'intro = "Hi."', "prompt.toml: no prompt file of that name"),
+    ],
+)  # fmt: skip
+def test_a_mistake_in_a_template_is_one_line_naming_file_and_key(
+    tmp_path: Path, file: str, text: str, error: str
+) -> None:
+    (tmp_path / file).write_text(text + "\n")
+    with pytest.raises(PromptError) as raised:
+        load_prompts(tmp_path)
+    said = str(raised.value)
+    assert said.startswith(str(tmp_path / file)) and error in said and "\n" not in said
+
+
+def test_a_settings_file_finds_its_prompts_beside_it_and_checks_them_at_load(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "mine").mkdir()
+    (tmp_path / "mine" / "micro.toml").write_text('ask = "Your next call, $who:"\n')
+    settings = tmp_path / "terse.toml"
+    settings.write_text('preset = "climber"\n[view]\nprompts = "mine"\n')
+    with pytest.raises(PromptError, match=r"mine/micro.toml: ask: unknown placeholder \$who"):
+        load_harness(str(settings))
+    (tmp_path / "mine" / "micro.toml").write_text('ask = "Your next call:"\n')
+    assert load_harness(str(settings)).view.prompts == str(tmp_path / "mine")
+    with pytest.raises(PromptError, match="is not a folder"):
+        load_harness("climber", ["view.prompts=" + str(tmp_path / "nowhere")])
+
+
+# -- every prompt at its largest fits the smallest window ----------------------------------
+
+FM = fm_profile()
+LONG = "Convert every record of /app/data/input-records.csv to JSON lines. " * 400
+
+
+def _fits(messages: list[Message], answer_tokens: int) -> bool:
+    return FM.count_messages(messages) + answer_tokens <= FM.context_window
+
+
+def test_the_rules_at_their_largest_leave_most_of_the_window_to_the_task() -> None:
+    found = {name: n % 2 == 0 for n, name in enumerate(COMMON_COMMANDS)}
+    rules = Rules(
+        workdir="/a/long/working/folder/of/a/task",
+        availability=availability_note(found),
+        guidance=True,
+        by_tests=False,
+    )
+    system = rules.system(list(TOOLS.values()))
+    assert FM.count_tokens(system) < FM.context_window // 3
+
+
+def test_a_turn_at_its_largest_fits() -> None:
+    view = TurnView(
+        instruction=LONG, tools=list(TOOLS.values()), history=[], latest=("Output", LONG),
+        feedback=[LONG], plan=LONG, step=LONG[:300], hint=LONG, progress=LONG, files=LONG,
+        turn=30, max_turns=30,
+    )  # fmt: skip
+    rules = Rules(
+        availability=availability_note(dict.fromkeys(COMMON_COMMANDS, True)), guidance=True
+    )
+    budget = PromptBudget(FM, answer_tokens=512)
+    messages = MicroPrompter(budget, rules, skills=LONG).build(view)
+    assert _fits(messages, 512)
+
+
+def test_the_questions_asked_apart_fit_at_their_largest(tmp_path: Path) -> None:
+    prompts = shipped()
+    checks = prompts(
+        "checks.ask",
+        instruction=LONG[:INSTRUCTION_CHARS],
+        workdir="/app",
+        listing="\n".join(f"/app/some/deep/folder/file-{n}.csv" for n in range(31)),
+        most=MAX_CHECKS,
+    )
+    assert _fits(
+        [
+            Message(role="system", content=prompts("checks.system")),
+            Message(role="user", content=checks),
+        ],
+        300,
+    )
+    heads = "\n".join(f"--- /app/in{n}.csv ---\n" + "x" * HEAD_CHARS for n in range(4))
+    code = CodeAsk(program=True, heads=heads, modules=dict.fromkeys(COMMON_MODULES, False))
+    ask = prompts(
+        "compute.ask",
+        one="a short Python 3 program",
+        path="/app/out.json",
+        does="x" * 200,
+        what="program",
+    )
+    again = prompts("compute.again", why="y" * 400, what="program")
+    compute = (
+        f"{prompts('compute.task', instruction=LONG[:1500])}{code.shown(prompts)}\n\n{ask}\n{again}"
+    )
+    assert _fits(
+        [
+            Message(role="system", content=prompts("compute.program_system")),
+            Message(role="user", content=compute),
+        ],
+        MAX_PROGRAM_TOKENS,
+    )
+    plan = supervisor_prompt(prompts, LONG[:4000], feedback="z" * 200)
+    assert _fits(
+        [
+            Message(role="system", content=prompts("plan.system")),
+            Message(role="user", content=plan),
+        ],
+        300,
+    )
+
+
+def test_the_plans_own_steps_come_from_the_templates() -> None:
+    plan = Plan.from_answer("not json at all, and no steps")
+    assert [s.text for s in plan.steps] == [shipped()("plan.whole")]
+    plan.ends_in(["/app/out.txt"])
+    assert plan.steps[-1].text == shipped()("plan.write", path="/app/out.txt")
