@@ -11,6 +11,8 @@ import pytest
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
 from hillclimber.harness.acting.tools import TOOLS, tool_list
 from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
+from hillclimber.harness.guards.base import deny
+from hillclimber.harness.parsing.outcome import ParseFailure, ParseFailureReason
 from hillclimber.harness.planner import Plan, supervisor_prompt
 from hillclimber.harness.presets import load_harness
 from hillclimber.harness.programs import HEAD_CHARS, MAX_PROGRAM_TOKENS, CodeAsk
@@ -170,3 +172,17 @@ def test_the_plans_own_steps_come_from_the_templates() -> None:
     assert [s.text for s in plan.steps] == [shipped()("plan.whole")]
     plan.ends_in(["/app/out.txt"])
     assert plan.steps[-1].text == shipped()("plan.write", path="/app/out.txt")
+
+
+def test_what_the_harness_says_back_is_in_the_templates_too(tmp_path: Path) -> None:
+    (tmp_path / "feedback.toml").write_text('[guard]\ndeny = "NO: $tool ($reason)"\n')
+    mine = load_prompts(tmp_path)
+    verdict = deny("dangerous_commands", "it would delete everything.", "Do not.")
+    assert verdict.feedback("run_command", mine) == "NO: run_command (it would delete everything)"
+    assert verdict.feedback("run_command").startswith("REJECTED: run_command – it would delete")
+    failure = ParseFailure(ParseFailureReason.NO_VALID_FORMAT, "the answer was empty")
+    said = failure.feedback(tool_list(["task_complete"]), mine)
+    assert said == (
+        'Error: the answer was empty. Answer with exactly ONE tool call as JSON: {"name": '
+        '"<tool>", "arguments": {...}} Tools: task_complete().'
+    )

@@ -76,7 +76,10 @@ class AgentLoop:
         their text for the planner (empty unless `skills.for_planner`)."""
         self.turn = 0
         self.plan: Plan | None = None
-        self.state = LoopState(show_failing=config.completion.show_failing_checks)
+        self.prompts = prompter.rules.prompts
+        self.state = LoopState(
+            show_failing=config.completion.show_failing_checks, prompts=self.prompts
+        )
         self.stats = LoopStats()
         self.events.subscribe(self.state)  # it records every check that ran
         self.events.subscribe(self.stats)  # it counts what the events say, and nothing else
@@ -88,7 +91,7 @@ class AgentLoop:
         self._path = partial(tool_path, env=env)
         self._read = partial(read_text, env.sandbox)
         self.asker = Asker(config.ask, model, prompter, self.events, remaining=env.remaining)
-        self.gate = Gate(config.completion, env.verify, self.state, self.events)
+        self.gate = Gate(config.completion, env.verify, self.state, self.events, self.prompts)
         self.climb = self._climb_step() if climbing and env.verify else None
 
     # -- the loop ---------------------------------------------------------------------------
@@ -139,7 +142,7 @@ class AgentLoop:
         outcome = parse_tool_call(answer.text, tools, forgiving=self.config.ask.forgiving_parser)
         if isinstance(outcome, ParseFailure):
             outcome = outcome.as_skill(self.skills)
-            message = outcome.feedback(tools)
+            message = outcome.feedback(tools, self.prompts)
             self.events.emit(ParseFailed(self.turn, outcome.reason.value, outcome.detail))
             self.state.unreadable(message)
             self.prompter.record(answer.text, message)
@@ -230,7 +233,7 @@ class AgentLoop:
         if verdict.action == "allow":
             return call
         self.events.emit(GuardVerdict(self.turn, verdict.action, verdict.rule, verdict.reason))
-        message = verdict.feedback(call.name)
+        message = verdict.feedback(call.name, self.prompts)
         if verdict.action == "warn":
             self.state.tell(message)
             return call
@@ -278,7 +281,7 @@ class AgentLoop:
         if self.plan is not None and result.success:
             self.plan.advance(state.history[-1].message)
         elif self.plan is not None:
-            self.plan.fix(state.history[-1].message)
+            self.plan.fix(state.history[-1].message, self.prompts)
         if result.metadata.get("unchanged"):
             # writing what is already there: the model sees nothing left to do
             return self._finalize("nothing changed")

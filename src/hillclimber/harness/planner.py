@@ -49,6 +49,8 @@ class PlanStep:
     text: str
     status: StepStatus = "pending"
     result: str = ""
+    fixes: bool = False
+    """A step the harness put in after a failure, to fix it."""
 
 
 @dataclass
@@ -106,14 +108,16 @@ class Plan:
             step.status = "done"
             step.result = clip(result, RESULT_CHARS)
 
-    def fix(self, error: str) -> None:
-        """A failure: a "Fix: <error>" micro-step goes before the current one (once per step)."""
+    def fix(self, error: str, prompts: Prompts | None = None) -> None:
+        """A failure: a "Fix: <error>" micro-step (`plan.fix`) goes before the current one
+        (once per step)."""
         step = self.current()
-        if step is None or step.text.startswith("Fix:"):
+        if step is None or step.fixes:
             return
         index = self.steps.index(step)
         step.status = "pending"
-        self.steps.insert(index, PlanStep(f"Fix: {clip(error, RESULT_CHARS)}", "in_progress"))
+        text = (prompts or shipped())("plan.fix", error=clip(error, RESULT_CHARS))
+        self.steps.insert(index, PlanStep(text, "in_progress", fixes=True))
 
     def render(self) -> str:
         marks = {"done": "[x]", "failed": "[!]", "in_progress": "[>]", "pending": "[ ]"}

@@ -13,6 +13,7 @@ from typing import Any
 
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult
 from hillclimber.harness.prompting.summary import StepSummary, clip, summarize
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import (
     CallRead,
     CandidatesTried,
@@ -180,6 +181,8 @@ class LoopState:
     since: its next done-signal confirms the result."""
     show_failing: bool = True
     """Name the failing checks in the progress line (`completion.show_failing_checks`)."""
+    prompts: Prompts = field(default_factory=shipped)
+    """The titles of the latest output (`feedback.toml`, [latest])."""
 
     def __call__(self, event: Event) -> None:
         """A check that ran (the state listens to the loop's events for them): the harness's,
@@ -236,25 +239,20 @@ class LoopState:
         self.refused_call = None
         self.history.append(summary)
         self.calls.append(call)
+        say, path = self.prompts, call.arguments.get("path")
         if call.name == "read_file":
-            self.latest = (f"Content of {call.arguments.get('path')}", result.output)
+            self.latest = (say("feedback.latest.content", path=path), result.output)
         elif call.name == "run_command":
             command = clip(str(call.arguments.get("command")), 60)
-            self.latest = (f"Output of `{command}`", result.output)
+            self.latest = (say("feedback.latest.output", command=command), result.output)
         elif call.name == "verify_progress":
-            self.latest = ("Test results", result.output)
+            self.latest = (say("feedback.latest.checks"), result.output)
         elif not result.success:
-            self.latest = (f"{call.name} failed", result.output)
-        elif (
-            call.name in WRITES
-            and self.latest is not None
-            and self.latest[0]
-            in (
-                "Test results",
-                f"Content of {call.arguments.get('path')}",
-            )
-        ):
-            self.latest = None  # what the change made stale: no longer shown as it is
+            self.latest = (say("feedback.latest.failed", tool=call.name), result.output)
+        elif call.name in WRITES and self.latest is not None:
+            stale = (say("feedback.latest.checks"), say("feedback.latest.content", path=path))
+            if self.latest[0] in stale:
+                self.latest = None  # what the change made stale: no longer shown as it is
         return summary.message
 
     def acted(self, call: ToolCall, result: ToolResult) -> None:

@@ -24,6 +24,7 @@ from typing import Literal
 
 from hillclimber.harness.config import Completion
 from hillclimber.harness.prompting.summary import clip
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.verify.verifier import Evaluation
@@ -47,8 +48,11 @@ class Gate:
         check: Callable[[], Evaluation] | None,
         state: LoopState,
         events: EventBus,
+        prompts: Prompts | None = None,
     ) -> None:
         self.settings = settings
+        self.prompts = prompts or shipped()
+        """What the model is told (`feedback.toml`, [verification])."""
         self.check = check
         self.state = state
         self.events = events
@@ -75,14 +79,16 @@ class Gate:
             return self.inconclusive(evaluation, reason, turn, last_chance=last_chance)
         if last_chance or self.checks_at_signals >= self.settings.max_verify_retries:
             raise LoopEnd(LoopExit.VERIFICATION_FAILED, reason, evaluation)
-        message = f"Verification failed ({evaluation.summary()}): the task is NOT done."
+        say = self.prompts
+        message = [say("feedback.verification.failed", summary=evaluation.summary())]
         if self.settings.show_failing_checks and evaluation.digest:
-            message += f" Failing: {clip(evaluation.digest, 300)}"
-        if reason == "task_complete":
-            message += " Fix it, then call task_complete again."
-        else:  # the harness checked by itself: naming task_complete, it was called next
-            message += " Fix it."
-        return Told("failed", message, evaluation)
+            message.append(
+                say("feedback.verification.failing", digest=clip(evaluation.digest, 300))
+            )
+        # where the harness checked by itself, naming task_complete, it was called next
+        fix = "fix_then_complete" if reason == "task_complete" else "fix"
+        message.append(say(f"feedback.verification.{fix}"))
+        return Told("failed", " ".join(message), evaluation)
 
     def inconclusive(
         self, evaluation: Evaluation, reason: str, turn: int, *, last_chance: bool
@@ -100,24 +106,15 @@ class Gate:
         """Form or weak checks passed: what shows the model what they looked at and asks it
         to judge; where its word cannot end the trial (`confirmable` False: the setting), to
         check the values with a command of its own."""
-        shown = "have the form the task states" if evaluation.strength == "form" else (
-            "are there or changed")  # fmt: skip
-        message = (
-            f"The {evaluation.label} pass, but they only show that files {shown},"
-            " not that the values they hold are right."
+        say = self.prompts
+        shown = say(
+            "feedback.verification." + ("form" if evaluation.strength == "form" else "there")
         )
+        message = say("feedback.verification.weak", label=evaluation.label, shown=shown)
         if evaluation.evidence:
             message += f"\n{evaluation.evidence}\n"
-        if not confirmable:
-            return message + (
-                " Check its values against the input with a command of your own, and fix what"
-                " is wrong."
-            )
-        message += (
-            " Compare it with the task. If it is exactly what the task asks for, call"
-            " task_complete; if not, fix it."
-        )
-        return message
+        then = "confirm" if confirmable else "check_yourself"
+        return f"{message} {say(f'feedback.verification.{then}')}"
 
     def verify(self, why: str, turn: int) -> Evaluation:
         """Run the checks on the workspace as it is now, and say what they say."""

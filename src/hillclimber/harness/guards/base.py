@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox.base import APP, HOME
 
 
@@ -23,16 +24,15 @@ class Verdict:
     suggestion: str = ""
     instead: ToolCall | None = None
 
-    def feedback(self, tool: str) -> str:
-        """The text fed back to the model ("" for allow)."""
+    def feedback(self, tool: str, prompts: Prompts | None = None) -> str:
+        """The text fed back to the model (`feedback.toml`, [guard]; "" for allow)."""
+        if self.action == "allow":
+            return ""
         reason = self.reason.rstrip(". ")
-        if self.action == "deny":
-            return f"REJECTED: {tool} – {reason}. {self.suggestion}".rstrip()
-        if self.action == "warn":
-            return f"WARNING: {reason}. {self.suggestion}".rstrip()
-        if self.action == "redirect":
-            return f"NOTE: {reason}. {self.suggestion}".rstrip()
-        return ""
+        said = (prompts or shipped())(
+            f"feedback.guard.{self.action}", tool=tool, reason=reason, suggestion=self.suggestion
+        )
+        return said.rstrip()
 
 
 ALLOW = Verdict("allow")

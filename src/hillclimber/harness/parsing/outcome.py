@@ -9,9 +9,10 @@ from enum import StrEnum
 
 from hillclimber.harness.acting.tools import ToolCall, ToolSpec
 from hillclimber.harness.prompting.summary import clip
+from hillclimber.harness.prompting.templates import Prompts, shipped
 
 FEEDBACK_CHARS = 400
-FORMAT = '{"name": "<tool>", "arguments": {...}}'
+_DETAIL = "\x00"
 
 
 class ParseFailureReason(StrEnum):
@@ -35,23 +36,6 @@ class ParsedCall:
     """True when the strict (`naive`) parser would not have produced this same call."""
 
 
-_LEADS = {
-    ParseFailureReason.UNKNOWN_TOOL: "Error: {detail}. Call only one of the tools below.",
-    ParseFailureReason.SKILL_AS_TOOL: (
-        "Error: {detail}. Examples are NOT tools: do their steps with the tools below."
-    ),
-    ParseFailureReason.MISSING_REQUIRED_FIELDS: (
-        "Error: {detail}. Give the arguments its signature below lists."
-    ),
-    ParseFailureReason.JSON_PARSE_ERROR: (
-        "Error: your tool call is not valid JSON ({detail}). Inside strings write "
-        '\\" for a quote, \\n for a newline, \\\\ for a backslash.'
-    ),
-    ParseFailureReason.NO_VALID_FORMAT: "Error: {detail}.",
-}
-"""Each has one `{detail}`."""
-
-
 @dataclass(frozen=True)
 class ParseFailure:
     reason: ParseFailureReason
@@ -70,15 +54,15 @@ class ParseFailure:
         detail = f"{clip(self.name, 60)!r} is one of the example approaches, not a tool"
         return ParseFailure(ParseFailureReason.SKILL_AS_TOOL, detail, self.name)
 
-    def feedback(self, tools: Sequence[ToolSpec]) -> str:
-        """The message fed back to the model: what was wrong, the format and the tools, in at
-        most FEEDBACK_CHARS: the tools' signatures where they leave the detail 80 chars, else
-        their names; the detail is what gets clipped."""
-        lead, tail = _LEADS[self.reason].split("{detail}")
+    def feedback(self, tools: Sequence[ToolSpec], prompts: Prompts | None = None) -> str:
+        """The message fed back to the model (`feedback.toml`, [parse]): what was wrong, the
+        format and the tools, in at most FEEDBACK_CHARS: the tools' signatures where they leave
+        the detail 80 chars, else their names; the detail is what gets clipped."""
+        say = prompts or shipped()
+        lead, tail = say(f"feedback.parse.{self.reason.value}", detail=_DETAIL).split(_DETAIL)
         detail = clip(self.detail, 160)
         for listing in ([t.signature() for t in tools], [t.name for t in tools]):
-            rest = f"{tail} Answer with exactly ONE tool call as JSON: {FORMAT}"
-            rest += f" Tools: {', '.join(listing)}."
+            rest = f"{tail} " + say("feedback.parse.format", tools=", ".join(listing))
             room = FEEDBACK_CHARS - len(lead) - len(rest)
             if room >= min(len(detail), 80):
                 break
