@@ -203,6 +203,29 @@ def _feed(proc: subprocess.Popen[bytes], stdin: bytes | None) -> None:
         pass
 
 
+def _spawn(
+    argv: Sequence[str],
+    cwd: Path | None,
+    env: Mapping[str, str] | None,
+    stdin: bool,
+    pass_fds: Sequence[int],
+) -> subprocess.Popen[bytes]:
+    """argv started in a session of its own, known to `stop_all`."""
+    proc = subprocess.Popen(
+        list(argv),
+        cwd=cwd,
+        env=dict(env) if env is not None else None,
+        stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        pass_fds=tuple(pass_fds),
+    )
+    with _live_lock:
+        _live.add(proc)
+    return proc
+
+
 def run_process(
     argv: Sequence[str],
     *,
@@ -223,18 +246,7 @@ def run_process(
     if _stopping.is_set():
         raise Stopped("the run is stopping")
     start = time.monotonic()
-    proc = subprocess.Popen(
-        list(argv),
-        cwd=cwd,
-        env=dict(env) if env is not None else None,
-        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        pass_fds=tuple(pass_fds),
-    )
-    with _live_lock:
-        _live.add(proc)
+    proc = _spawn(argv, cwd, env, stdin is not None, pass_fds)
     assert proc.stdout is not None and proc.stderr is not None
     printed = _Printed(proc, max_output)
     readers = [_CappedReader(stream, output_cap, printed) for stream in (proc.stdout, proc.stderr)]

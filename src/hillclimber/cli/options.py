@@ -108,6 +108,13 @@ TimeScaleOpt = Annotated[
         help="Scale every task's agent time (a slow or shared machine; recorded with the run).",
     ),
 ]
+MemoryOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="A climb's folder: each task it solved runs with the setting that solved it "
+        "(a suite of your own, run again; no measure of unseen tasks)."
+    ),
+]
 DropImagesOpt = Annotated[
     bool,
     typer.Option(

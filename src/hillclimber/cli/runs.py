@@ -21,6 +21,7 @@ from hillclimber.cli.options import (
     ExcludeOpt,
     LookupOpt,
     MaxTurnsOpt,
+    MemoryOpt,
     ModelOpt,
     PresetOpt,
     RedoOpt,
@@ -127,13 +128,7 @@ def bench(
     retry_errors: RetryErrorsOpt = False,
     drop_images: DropImagesOpt = False,
     agent_timeout_multiplier: TimeScaleOpt = 1.0,
-    memory: Annotated[
-        Path | None,
-        typer.Option(
-            help="A climb's folder: each task it solved runs with the setting that solved it "
-            "(a suite of your own, run again; no measure of unseen tasks)."
-        ),
-    ] = None,
+    memory: MemoryOpt = None,
 ) -> None:
     """Run tasks of a suite or dataset and verify each with its own tests."""
     if agent not in AGENTS:
@@ -165,15 +160,17 @@ def bench(
     run = Run(config, chosen, runs_dir / run_id, redo=redo, retry_errors=retry_errors,
               invalid_tasks=invalid, notes=notes)  # fmt: skip
     who = f"{model} with setting {setting.preset}" if setting else f"agent {agent}"
-    console.print(
-        f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, "
-        f"sandbox {kind.value}, {config.n_concurrent} at a time → {run.run_dir}",
-        highlight=False,
-    )
+    _say(f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, sandbox "
+         f"{kind.value}, {config.n_concurrent} at a time → {run.run_dir}")  # fmt: skip
     summary = _execute(run, len(chosen) * n_attempts)
     _print_summary(summary, run.run_dir)
     if invalid:
         raise typer.Exit(2)
+
+
+def _say(line: str) -> None:
+    """What a run is about to do, in one line."""
+    console.print(line, highlight=False)
 
 
 def _remembered(
@@ -258,9 +255,8 @@ def compare(
     _, runs = plan_comparison(base, settings, chosen, run_dir, redo=redo, notes=notes,
                               retry_errors=retry_errors, invalid_tasks=invalid)  # fmt: skip
     labels = ", ".join(setting.label for setting in settings)
-    console.print(f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × "
-                  f"{n_attempts} attempts, {model}, sandbox {kind.value} → {run_dir}",
-                  highlight=False)  # fmt: skip
+    _say(f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × {n_attempts} "
+         f"attempts, {model}, sandbox {kind.value} → {run_dir}")  # fmt: skip
     for setting, planned in zip(settings, runs, strict=True):
         console.print(f"[bold]{setting.label}[/]", highlight=False)
         with served(planned) as job:
