@@ -130,6 +130,8 @@ DANGEROUS = [
     "su -c 'ls'",
     "echo $(sudo ls)",
     "echo x | sudo tee /app/x",
+    # on a line after a here-string (once read as a heredoc's body, and let through)
+    'grep -c x <<< "$data"\nrm -rf /',
 ]
 
 HARMLESS = [

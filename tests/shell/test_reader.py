@@ -135,10 +135,5 @@ def test_the_delimiter_of_a_heredoc_into_a_shell_is_no_command() -> None:
     assert ("EOF",) not in all_args("bash <<'EOF'\nls\nEOF\n")
 
 
-@pytest.mark.xfail(
-    reason="`<<<` is read as a heredoc opening (see tests/shell/test_split.py), so a command "
-    "on the lines after a here-string is hidden from every check",
-    strict=True,
-)
 def test_a_command_after_a_here_string_is_seen() -> None:
     assert ("rm", "-rf", "/") in all_args('grep -c x <<< "$data"\nrm -rf /')

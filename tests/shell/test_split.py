@@ -81,11 +81,6 @@ def test_a_here_string_of_a_quoted_sentence_is_no_heredoc() -> None:
     assert texts('bash <<< "rm x"\nls') == ['bash <<< "rm x"', "ls"]
 
 
-@pytest.mark.xfail(
-    reason="`<<<` is taken for a heredoc opening at its second `<` (`<< word`), so the lines "
-    "after a here-string are skipped as the body of a heredoc that is not there",
-    strict=True,
-)
 @pytest.mark.parametrize("here", ['"$data"', "word"])
 def test_the_lines_after_a_here_string_are_commands(here: str) -> None:
     assert texts(f"grep -c x <<< {here}\necho next") == [f"grep -c x <<< {here}", "echo next"]

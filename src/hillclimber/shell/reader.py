@@ -100,10 +100,13 @@ def _lift(script: str, quotes: bool = True) -> tuple[str, list[str]]:
             i = n if end < 0 else end
         elif ch == "\n" and heredocs and not in_double:
             i = _lift_heredocs(script, i + 1, heredocs, out, bodies)
+        elif script.startswith("<<<", i):  # a here-string: no heredoc, no body to lift
+            out.append("<<<")
+            i += 3
         else:
             if ch == '"':
                 in_double = not in_double
-            elif script.startswith("<<", i) and not script.startswith("<<<", i) and not in_double:
+            elif script.startswith("<<", i) and not in_double:
                 heredocs.extend(_heredoc_opening(script, i))
             out.append(ch)
             i += 1

@@ -116,7 +116,9 @@ def split_commands(script: str) -> list[SimpleCommand]:
             after = _skip_heredoc_bodies(script, i + 1, pending) if pending else i + 1
             cut(i, after if after > i + 1 else i)
             start = i = after
-        elif script.startswith("<<", i) and not script.startswith("<<<", i):
+        elif script.startswith("<<<", i):  # a here-string: no heredoc, no body to skip
+            i += 3
+        elif script.startswith("<<", i):
             match = HEREDOC.match(script, i)
             if match is None:
                 i += 2
