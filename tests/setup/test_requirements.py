@@ -5,8 +5,6 @@ this file checks scripts as Dockerfiles write them."""
 
 from __future__ import annotations
 
-import pytest
-
 from hillclimber.sandbox.base import STANDARD_PATH
 from hillclimber.setup.requirements import analyze_script, render_needs
 from hillclimber.setup.verdict import Context
@@ -77,11 +75,6 @@ def test_an_empty_script_leaves_nothing_to_run() -> None:
     assert analysis.needs == [] and analysis.command is None
 
 
-@pytest.mark.xfail(
-    reason="a case pattern is read as a command (see tests/shell/test_split.py): the common "
-    "architecture switch of a Dockerfile makes `aarch64` a missing command",
-    strict=True,
-)
 def test_an_architecture_case_needs_nothing() -> None:
     script = (
         'case "$(uname -m)" in x86_64) ARCH=amd64 ;; aarch64) ARCH=arm64 ;; esac && '

@@ -120,11 +120,6 @@ def test_a_command_without_a_redirect_only_gets_its_spacing_made_plain() -> None
     assert unredirected("echo  a \n  b") == "echo a b"
 
 
-@pytest.mark.xfail(
-    reason="the redirect pattern needs no blank before `>`, so a stderr redirect at the end "
-    "loses its `>…` and leaves the descriptor: `ls 2>/dev/null` becomes `ls 2`",
-    strict=True,
-)
 @pytest.mark.parametrize("command", ["ls 2>/dev/null", "grep x f 2>&1"])
 def test_a_redirect_of_stderr_is_no_redirect_of_the_output(command: str) -> None:
     assert unredirected(command) == command

@@ -5,8 +5,6 @@ and the helpers every reader of a command line uses (`unwrap`, `drop_options`, `
 
 from __future__ import annotations
 
-import pytest
-
 from hillclimber.shell.words import (
     Words,
     drop_options,
@@ -89,11 +87,6 @@ def test_an_empty_command_has_no_words_and_no_name() -> None:
     assert read.args == () and read.name == ""
 
 
-@pytest.mark.xfail(
-    reason="shlex's punctuation_chars cut $((…)) into '$', '((', …, '))': an arithmetic "
-    "expansion becomes several words, and `x=$((…))` a command named '(('",
-    strict=True,
-)
 def test_an_arithmetic_expansion_stays_one_word() -> None:
     assert words("echo $((n+1)) > count.txt").args == ("echo", "$((n+1))")
     assert words("x=$((i + 1))").args == ()

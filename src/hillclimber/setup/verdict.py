@@ -101,7 +101,8 @@ def plain_command(words: Words, ctx: Context) -> Verdict:
     """A plain command: runs as is, unless it writes outside the sandbox or is not installed."""
     outside = [t for t in _write_targets(words) if not writable(t)]
     if outside:
-        if words.name in ("mkdir", "ln") and all(Path(t).exists() for t in outside):
+        made = [_link(words, t) for t in outside] if words.name == "ln" else outside
+        if words.name in ("mkdir", "ln") and all(Path(t).exists() for t in made):
             return Verdict.skip(f"{words.name} {' '.join(outside)} (already exists here)")
         return Verdict.need(None, *[f"writes {t}, outside {APP}" for t in outside])
     name = words.args[0]
@@ -117,6 +118,15 @@ def plain_command(words: Words, ctx: Context) -> Verdict:
     ):
         return Verdict.need("commands", name)
     return Verdict()
+
+
+def _link(words: Words, target: str) -> str:
+    """The link `ln … SOURCE TARGET` makes: in TARGET where it is a folder (`ln -s x /usr/bin/`
+    makes /usr/bin/x), else TARGET itself."""
+    sources = operands(words.args[1:], frozenset({"-t", "--target-directory"}))[:-1]
+    if len(sources) == 1 and (target.endswith("/") or Path(target).is_dir()):
+        return posixpath.join(target, posixpath.basename(sources[0].rstrip("/")))
+    return target
 
 
 def _write_targets(words: Words) -> list[str]:

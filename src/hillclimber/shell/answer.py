@@ -80,7 +80,8 @@ def _open_quote(command: str) -> bool:
     return False
 
 
-_REDIRECT = re.compile(r"\s*(?:>>?|\|\s*tee(?:\s+-a)?)\s*\S+\s*$")
+_REDIRECT = re.compile(r"\s*(?:(?<![\d&>])>>?|\|\s*tee(?:\s+-a)?)\s*\S+\s*$")
+"""The redirect of a command's output at its end (not of another descriptor: `2>/dev/null`)."""
 
 
 _GROUP = re.compile(r"^\{\s*(.*?);?\s*\}$", re.DOTALL)

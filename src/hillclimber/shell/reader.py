@@ -209,11 +209,18 @@ def _piped_code(
     for j in range(shells[-1] + 1):
         sc, cmd = group[j], cmds[j]
         if sc.replace_end > sc.end:
-            code.append(text[sc.end : sc.replace_end])
+            code.append(_bodies(sc.text, text[sc.end : sc.replace_end]))
         code += _here_strings(sc.text)
         if j < shells[-1] and cmd is not None and cmd.name in ("echo", "printf"):
             code.append(" ".join(operands(cmd.args[1:])).replace("\\n", "\n"))
     return code
+
+
+def _bodies(command: str, after: str) -> str:
+    """The heredoc bodies that follow `command`, without the lines that close them."""
+    closing = {m.group(3) for m in HEREDOC.finditer(command)}
+    lines = after.splitlines(keepends=True)
+    return "".join(line for line in lines if line.strip("\t\n") not in closing)
 
 
 def _here_strings(text: str) -> list[str]:

@@ -85,6 +85,11 @@ def _skip_heredoc_bodies(script: str, i: int, pending: list[tuple[str, bool]]) -
     return i
 
 
+_CASE_IN = re.compile(r"\s*case\s+[^\n]+?\s+in")
+"""A case's head, up to its first pattern."""
+_CASE_OPEN = re.compile(r"(?:^|[\s;&|(])case\s")
+_PATTERN = re.compile(r"(?!esac\b)\(?[^\n;&()]*\)")
+"""A case's pattern and its `)`, on one line (`esac` ends the case instead)."""
 _BEFORE_ARITHMETIC = frozenset({"", "if", "elif", "while", "until", "then", "do", "else", "!"})
 
 
@@ -98,12 +103,22 @@ def split_commands(script: str) -> list[SimpleCommand]:
     commands: list[SimpleCommand] = []
     pending: list[tuple[str, bool]] = []
     start, i, n = 0, 0, len(script)
+    pattern = False
+    """A case's pattern may come next (after `case … in` or `;;`)."""
 
     def cut(end: int, replace_end: int) -> None:
         _add_command(commands, script, start, end, replace_end)
 
     while i < n:
         ch = script[i]
+        if pattern and not ch.isspace():
+            pattern = False
+            if (found := _PATTERN.match(script, i)) is not None:  # `x86_64)`, `a|b)`: no command
+                start = i = found.end()
+                continue
+        if ch.isspace() and _CASE_IN.fullmatch(script, start, i):
+            cut(i, i)
+            start, pattern = i, True
         if ch == "\\":
             i += 2
         elif ch in "'\"`" or script.startswith("$(", i) or script.startswith("${", i):
@@ -133,6 +148,7 @@ def split_commands(script: str) -> list[SimpleCommand]:
         elif (op := _operator_at(script, i)) is not None:
             cut(i, i)
             start = i = i + len(op)
+            pattern = op == ";;" and _CASE_OPEN.search(script, 0, i) is not None
         else:
             i += 1
     cut(n, n)

@@ -37,12 +37,12 @@ class Words:
 def read_words(text: str) -> Words | None:
     """Words of one simple command (None if it cannot be read, e.g. unbalanced quotes)."""
     head = text.split("<<", 1)[0] if "<<" in text and "<<<" not in text else text
-    head = head.replace("\\\n", " ")
+    head, arithmetic = _arithmetic_out(head.replace("\\\n", " "))
     lexer = shlex.shlex(head, posix=True, punctuation_chars="<>&|;()")
     lexer.whitespace_split = True
     lexer.commenters = ""
     try:
-        tokens = list(lexer)
+        tokens = [_ARITHMETIC.sub(lambda m: arithmetic[int(m[1])], t) for t in lexer]
     except ValueError:
         return None
     args: list[str] = []
@@ -64,6 +64,29 @@ def read_words(text: str) -> Words | None:
         assignments.append(args.pop(0))
     command, sudo, xargs = unwrap(args)
     return Words(tuple(command), tuple(redirects), tuple(assignments), sudo, xargs)
+
+
+_ARITHMETIC = re.compile(r"@@arithmetic(\d+)@@")
+
+
+def _arithmetic_out(text: str) -> tuple[str, list[str]]:
+    """`text` with each `$((…))` put aside as a placeholder (its parentheses would cut it into
+    words), and what was put aside."""
+    found: list[str] = []
+    out: list[str] = []
+    i = 0
+    while (start := text.find("$((", i)) >= 0:
+        depth, j = 0, start + 1
+        while j < len(text):
+            depth += (text[j] == "(") - (text[j] == ")")
+            j += 1
+            if depth == 0:
+                break
+        out.append(text[i:start] + f"@@arithmetic{len(found)}@@")
+        found.append(text[start:j])
+        i = j
+    out.append(text[i:])
+    return "".join(out), found
 
 
 _WRAPPERS: dict[str, frozenset[str]] = {
