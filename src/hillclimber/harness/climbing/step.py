@@ -1,23 +1,25 @@
-"""Climbing: try candidate actions on the workspace, keep the one the task's tests like best.
+"""Climbing: try candidate actions on the workspace, keep the one the checks like best.
 
-A tiny model's first idea is often the right step with the wrong tool: it edits a file it should
-append to, or writes the text of a command into a file instead of running it. When the task's
-tests are at hand (climber, recorded as `feedback: tests`) the harness need not take that idea
-on trust. It tries the model's call on the workspace, runs the tests and puts the workspace
-back; unless that passes every test, it asks for the same step again with other targets — each
+"The checks" are what the trial checks its work with: the acceptance checks the harness made
+from the instruction (climber's default, `feedback: self`), or the task's own tests where a
+setting puts them in the loop (`feedback: tests`). A tiny model's first idea is often the right
+step with the wrong tool: it edits a file it should append to, or writes the text of a command
+into a file instead of running it. With checks at hand the harness need not take that idea on
+trust. It tries the model's call on the workspace, runs the checks and puts the workspace back;
+unless that passes every check, it asks for the same step again with other targets — each
 other acting tool, an edit of each other file the task names, a write of each file it names that
 is not there yet (the prompt stays the same, only the answer's schema names the tool and the
 file), the least asked first so that over the turns each gets its turn — tries those too, and
-keeps the one that passes the most tests. A step that passes more tests can still be wrong (an
+keeps the one that passes the most checks. A step that passes more checks can still be wrong (an
 append written as an overwrite may pass the check on the last line), which is why the other
-tools are tried even after a gain. It never keeps a step that passes fewer tests than before,
+tools are tried even after a gain. It never keeps a step that passes fewer checks than before,
 nor one that gains none and removes existing lines: if every candidate is like that, none is
 applied and the model is told so. The steps of the model's own plan that are commands (the
 planner wrote `git commit -m '…'`, the worker never ran it) are tried too, at no model call,
 and so is a command asked for apart from the loop that computes the answer file
 (`computed.py`).
 When the model's own call is refused (by a guard) the other tools are still tried, and one is
-applied only if it gains tests.
+applied only if it gains checks.
 
 Only the workspace (`/app`) is put back; it is copied whole, so climbing is off for large
 workspaces and for tests too slow to run once per candidate.
