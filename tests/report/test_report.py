@@ -50,7 +50,8 @@ def test_the_report_has_the_tables_plots_and_every_trial(runs_dir: Path) -> None
     runs = load_runs([runs_dir / "cmp", runs_dir / "oracle", runs_dir / "nop"])
     page = build_report(runs)
     assert "<h2>Summary</h2>" in page and "<h2>Tasks</h2>" in page
-    assert "climber (feedback: tests)" in page and "naive (feedback" not in page
+    assert "climber (feedback: tests, window 4,096)" in page
+    assert "naive (window 4,096)" in page
     assert '<td class="pass">✓✓</td>' in page  # each scripted run passes both attempts
     plots = images(page)
     assert len(plots) == 4  # pass rate, per task, progress (climber), tokens and time
@@ -101,7 +102,7 @@ def test_tables_have_a_row_per_run_and_per_task(runs_dir: Path) -> None:
     runs = load_runs([runs_dir / "cmp", runs_dir / "oracle"])
     stats = stats_table(runs)
     assert len(stats.columns) == 4  # the figure's name + 3 runs
-    assert stats.row_count == len(STATS_COLUMNS)  # feedback, then every figure but the label
+    assert stats.row_count == len(STATS_COLUMNS) + 1  # feedback, window, every figure but the label
     matrix = task_matrix(runs)
     assert matrix.row_count == 3 and len(matrix.columns) == 4  # task + 3 runs
 
@@ -145,7 +146,7 @@ def test_a_headless_browser_renders_the_report(runs_dir: Path, tmp_path: Path) -
         [*common, "--dump-dom", report.as_uri()], capture_output=True, text=True, timeout=180
     )
     assert dom.returncode == 0, dom.stderr[-2000:]
-    assert "<table" in dom.stdout and "climber (feedback: tests)" in dom.stdout
+    assert "<table" in dom.stdout and "climber (feedback: tests, window 4,096)" in dom.stdout
     assert len(re.findall(r'<img src="data:image/png;base64,', dom.stdout)) == 4
 
 

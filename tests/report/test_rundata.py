@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.errors import HillclimberError
+from hillclimber.models import ModelConfig, window
 from hillclimber.report.rundata import (
     COMPARISON_FILE,
     Comparison,
@@ -210,3 +211,26 @@ def test_each_grade_counts_its_trials_and_those_the_tests_failed(runs_dir: Path)
     assert rows[1] == ["unchecked", "6, 0 wrong (0%)", "1, 1 wrong (100%)", DASH]
     assert rows[-1] == ["said done", DASH, DASH, "1, 0 wrong (0%)"]
     assert baseline.trials[0].grade is not None
+
+
+def test_every_run_says_the_window_its_model_had(runs_dir: Path) -> None:
+    """A peer at an eighth of its model's window is not the peer at its best: the window is
+    a row of its own, the setting's or the back end's default."""
+    climbing = load_runs([runs_dir / "cmp" / "b"])[0]
+    assert climbing.window() == "4,096"  # the scripted model's
+    assert load_runs([runs_dir / "oracle-run"])[0].window() == "–"  # no model
+
+
+@pytest.mark.parametrize(
+    ("spec", "given", "tokens"),
+    [
+        ("local", None, 4096),
+        ("local:qwen2.5-coder-1.5b", 32768, 32768),
+        ("openai:qwen", None, 8192),
+        ("fm", None, 4096),
+    ],
+)
+def test_the_window_of_a_model_is_known_without_loading_it(
+    spec: str, given: int | None, tokens: int
+) -> None:
+    assert window(ModelConfig(spec=spec, context_window=given)) == tokens

@@ -26,6 +26,7 @@ from hillclimber.models.base import (
     OutputConstraint,
     Usage,
 )
+from hillclimber.models.scripted import WINDOW as SCRIPTED_WINDOW
 from hillclimber.models.scripted import ScriptedModel
 
 __all__ = [
@@ -63,6 +64,24 @@ class ModelConfig(BaseModel):
     (on where benchmarks/speed.py showed it pays)."""
     timeout_sec: float = Field(default=300.0, gt=0)
     """Per request, for HTTP back ends."""
+
+
+def window(config: ModelConfig) -> int:
+    """The tokens of prompt and answer the model gets: the setting's, else its back end's
+    default (an embedded model's own, Apple's 4,096, a remote server's 8,192)."""
+    if config.context_window:
+        return config.context_window
+    kind, _, name = config.spec.partition(":")
+    if kind == "local":
+        from hillclimber.models import embedded
+
+        known = embedded.CATALOG.get(name or embedded.DEFAULT_MODEL)
+        return known.n_ctx if known else SCRIPTED_WINDOW
+    if kind == "fm":
+        from hillclimber.models.fm import FM_CONTEXT_WINDOW
+
+        return FM_CONTEXT_WINDOW
+    return SCRIPTED_WINDOW if kind == "scripted" else DEFAULT_REMOTE_WINDOW
 
 
 def make_model(config: ModelConfig | str) -> Model:

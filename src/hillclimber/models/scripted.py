@@ -36,10 +36,16 @@ RAISES: dict[str, type[ModelError]] = {
 """The errors a script file may name: `{"raise": "timeout", "message": "..."}`."""
 
 
+WINDOW = 4096
+"""The window a scripted model says it has."""
+
+
 class ScriptedModel:
     def __init__(self, answers: Iterable[Answer], profile: ModelProfile | None = None) -> None:
         self.answers = list(answers)
-        self.profile = profile or ModelProfile(name="scripted", context_window=4096, samples=False)
+        self.profile = profile or ModelProfile(
+            name="scripted", context_window=WINDOW, samples=False
+        )
         self.requests: list[CompletionRequest] = []
 
     @classmethod
@@ -62,7 +68,7 @@ class ScriptedModel:
         except json.JSONDecodeError:
             items = [json.loads(line) for line in text.splitlines() if line.strip()]
         if profile is None:
-            profile = ModelProfile(name="scripted", context_window=4096, samples=samples)
+            profile = ModelProfile(name="scripted", context_window=WINDOW, samples=samples)
         return cls([_answer(item, path) for item in items], profile)
 
     @property

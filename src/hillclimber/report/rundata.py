@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hillclimber.errors import HillclimberError
 from hillclimber.grades import DONE, Grade
+from hillclimber.models import window
 from hillclimber.results import (
     ExitReason,
     RunConfig,
@@ -88,6 +89,11 @@ class RunData:
             said = ", ".join(f"{kind} {n}" for kind, n in counts.most_common())
         skipped = len(self.trials) - len(ran)
         return f"{said}, not run {skipped}" if skipped and ran else said
+
+    def window(self) -> str:
+        """The model's window in tokens, as the run set it or its back end gave it ("–" for
+        an agent with no model: the oracle, nop)."""
+        return f"{window(self.config.model):,}" if self.config.model else "–"
 
     def stats(self) -> RunStats:
         return RunStats.of(self)

@@ -33,8 +33,12 @@ STATS_COLUMNS = (
 
 
 def run_label(run: RunData) -> str:
+    """The run's label with what checked its work and the window its model had."""
     kind = run.feedback()
-    return run.label if kind == "none" else f"{run.label} (feedback: {kind})"
+    said = [] if kind == "none" else [f"feedback: {kind}"]
+    if run.config.model is not None:
+        said.append(f"window {run.window()}")
+    return f"{run.label} ({', '.join(said)})" if said else run.label
 
 
 def _number(value: float | None, digits: int = 0) -> str:
@@ -130,6 +134,7 @@ def stats_table(runs: Sequence[RunData]) -> Table:
         column.justify = "right"
     rows = [stats_row(run) for run in runs]
     table.add_row("feedback", *(run.feedback() for run in runs))
+    table.add_row("window", *(run.window() for run in runs))
     for index, name in enumerate(STATS_COLUMNS[1:], start=1):
         table.add_row(name, *(escape(row[index]) for row in rows))
     return table
