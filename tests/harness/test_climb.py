@@ -11,7 +11,7 @@ from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult
 from hillclimber.harness.climbing.candidate import Candidate, pick
 from hillclimber.harness.climbing.reasking import Target
 from hillclimber.harness.climbing.step import Climb, FileState, _printed, targets
-from hillclimber.harness.climbing.workspace import fits, kept_files, lines_lost, restored
+from hillclimber.sandbox.workspace import fits, kept_files, lines_lost, restored
 from hillclimber.verify.verifier import Evaluation
 
 from conftest import host_sandbox

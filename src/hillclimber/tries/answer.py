@@ -24,11 +24,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from decimal import Decimal
 
-from hillclimber.harness.climbing.workspace import fits, kept_files, restored
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.sandbox import OutsideSandbox, Sandbox
 from hillclimber.sandbox.base import walk
 from hillclimber.sandbox.files import is_binary, read_bytes
+from hillclimber.sandbox.workspace import fits, kept_files, restored
 
 MAX_FILES = 5000
 """Files looked at in a working folder; past it the rest is not compared."""

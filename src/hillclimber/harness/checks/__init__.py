@@ -25,11 +25,11 @@ from hillclimber.harness.checks.base import (
 )
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
-from hillclimber.harness.climbing.workspace import fits, restored
 from hillclimber.harness.instruction import Where
 from hillclimber.harness.prompting.summary import first_lines
 from hillclimber.sandbox import APP, Sandbox
 from hillclimber.sandbox.files import read_bytes
+from hillclimber.sandbox.workspace import fits, restored
 from hillclimber.verify.verifier import Evaluation, Strength
 
 __all__ = ["LABEL", "AcceptanceChecks", "Check", "build_checks"]

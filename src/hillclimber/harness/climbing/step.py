@@ -39,7 +39,14 @@ from hillclimber.harness.climbing.candidate import Candidate, pick, solved
 from hillclimber.harness.climbing.computed import Computer
 from hillclimber.harness.climbing.readings import planned_command, readings
 from hillclimber.harness.climbing.reasking import Target, ask_alternative
-from hillclimber.harness.climbing.workspace import (
+from hillclimber.harness.guards import Guards, Situation
+from hillclimber.harness.parsing.outcome import ParseFailure
+from hillclimber.harness.parsing.parse import parse_tool_call
+from hillclimber.harness.planner import Plan
+from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
+from hillclimber.sandbox import Sandbox
+from hillclimber.sandbox.workspace import (
     FileState,
     file_states,
     fits,
@@ -48,13 +55,6 @@ from hillclimber.harness.climbing.workspace import (
     named_folders,
     restored,
 )
-from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.parsing.outcome import ParseFailure
-from hillclimber.harness.parsing.parse import parse_tool_call
-from hillclimber.harness.planner import Plan
-from hillclimber.harness.prompting.summary import clip, first_lines
-from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
-from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import Evaluation
 
 MAX_TEST_SECONDS = 20.0

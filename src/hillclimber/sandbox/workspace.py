@@ -1,6 +1,7 @@
-"""The workspace as climbing sees it: small enough to copy per candidate, put back exactly after
-each try (with the files the task names outside it), what a try destroyed (lines of existing
-files), and what is at the paths the task names."""
+"""The workspace as a whole: whether it is small enough to copy, put back exactly after a try
+(with the files the task names outside it), what a try destroyed (lines of existing files),
+what is at the paths the task names. Climbing tries each candidate on it, the checks run on it
+with it put back after, the tries read what each left in it."""
 
 from __future__ import annotations
 
