@@ -21,7 +21,7 @@ from hillclimber.sandbox import (
     pick_sandbox_kind,
     trial_layout,
 )
-from hillclimber.task import Task
+from hillclimber.task import Environment, Task, TaskFormat
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
@@ -118,3 +118,19 @@ def user_env() -> dict[str, str]:
         return env
     paths = [str(Path(path).resolve()) for path in os.environ["PYTHONPATH"].split(os.pathsep)]
     return env | {"PYTHONPATH": os.pathsep.join(paths)}  # absolute: a test may run elsewhere
+
+
+def docker_task(folder: Path, dockerfile: str, files: dict[str, str] | None = None) -> Task:
+    """A task whose environment/ holds `dockerfile` and `files` (relative path → text)."""
+    context = folder / "environment"
+    context.mkdir(parents=True, exist_ok=True)
+    (context / "Dockerfile").write_text(dockerfile)
+    for name, text in (files or {}).items():
+        (context / name).parent.mkdir(parents=True, exist_ok=True)
+        (context / name).write_text(text)
+    return Task(
+        id="t",
+        instruction="x",
+        format=TaskFormat.TB2,
+        environment=Environment(dockerfile=context / "Dockerfile", context=context),
+    )

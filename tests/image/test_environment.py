@@ -31,7 +31,7 @@ from hillclimber.setup.requirements import analyze_script, render_needs
 from hillclimber.shell.split import split_commands
 from hillclimber.task import Environment, Task, TaskFormat
 
-from conftest import FIXTURES
+from conftest import FIXTURES, docker_task
 
 
 def tb2_task(name: str) -> Task:
@@ -41,22 +41,6 @@ def tb2_task(name: str) -> Task:
         instruction="fixture",
         format=TaskFormat.TB2,
         environment=Environment(dockerfile=env / "Dockerfile", context=env),
-    )
-
-
-def docker_task(tmp_path: Path, dockerfile: str, files: dict[str, str] | None = None) -> Task:
-    """A task whose environment/ holds `dockerfile` and `files` (relative path → text)."""
-    context = tmp_path / "environment"
-    context.mkdir(parents=True, exist_ok=True)
-    (context / "Dockerfile").write_text(dockerfile)
-    for name, text in (files or {}).items():
-        (context / name).parent.mkdir(parents=True, exist_ok=True)
-        (context / name).write_text(text)
-    return Task(
-        id="t",
-        instruction="x",
-        format=TaskFormat.TB2,
-        environment=Environment(dockerfile=context / "Dockerfile", context=context),
     )
 
 

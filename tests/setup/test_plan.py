@@ -23,21 +23,7 @@ from hillclimber.setup.plan import (
 from hillclimber.setup.presence import command_available
 from hillclimber.task import Environment, Task, TaskFormat
 
-
-def docker_task(folder: Path, dockerfile: str, files: dict[str, str] | None = None) -> Task:
-    """A task whose environment/ holds `dockerfile` and `files` (relative path → text)."""
-    context = folder / "environment"
-    context.mkdir(parents=True, exist_ok=True)
-    (context / "Dockerfile").write_text(dockerfile)
-    for name, text in (files or {}).items():
-        (context / name).parent.mkdir(parents=True, exist_ok=True)
-        (context / name).write_text(text)
-    return Task(
-        id="t",
-        instruction="x",
-        format=TaskFormat.TB2,
-        environment=Environment(dockerfile=context / "Dockerfile", context=context),
-    )
+from conftest import docker_task
 
 
 def copies(plan: EnvironmentPlan) -> list[CopyStep]:
