@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
 from hillclimber.harness.outline import outline
 from hillclimber.harness.prompting.summary import clip, first_lines
-from hillclimber.harness.prompting.templates import Prompts
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import is_binary, read_bytes
 
@@ -187,40 +187,30 @@ def named(command: str) -> str:
     return "program" if is_program(command) else f"command `{clip(command, 120)}`"
 
 
-def said(output: str, *, program: bool) -> str:
+def said(output: str, *, program: bool, prompts: Prompts | None = None) -> str:
     """What failed code said: a command's first line, a program's last (its traceback's
-    error), with what a mistaken shape of the data means (`_SHAPES`)."""
+    error), with what a mistaken shape of the data means (`_SHAPES`, worded in `compute.toml`,
+    [shapes])."""
     told = output.strip()
     if program:
         error = told.splitlines()[-1] if told else ""
-        meant = next((m for pattern, m in _SHAPES if pattern.search(error)), "")
+        shape = next((name for pattern, name in _SHAPES if pattern.search(error)), "")
+        meant = (prompts or shipped())(f"compute.shapes.{shape}") if shape else ""
         return clip(error, 160) + (f" ({meant})" if meant else "")
     return first_lines(told, 1, 160)
 
 
 _SHAPES = (
-    (
-        re.compile(r"list indices must be integers|'list' object has no attribute"),
-        "the data read there is a list: loop over its items, `for item in data:`",
-    ),
+    (re.compile(r"list indices must be integers|'list' object has no attribute"), "list"),
     (
         re.compile(
             r"string indices must be integers|'str' object has no attribute '(?:get|keys|items)'"
         ),
-        "the data read there is text, not an object: parse it (json.load) or split its lines",
+        "text",
     ),
-    (
-        re.compile(r"^KeyError: "),
-        "that key is not in the data: use the keys its first lines or outline show",
-    ),
-    (
-        re.compile(r"'NoneType' object has no attribute 'group'"),
-        "the pattern matched nothing: fit it to the file's first lines, and test the match",
-    ),
-    (
-        re.compile(r"JSONDecodeError|Expecting value: line"),
-        "that text is not one JSON document: read it as text, or as JSON Lines (one a line)",
-    ),
+    (re.compile(r"^KeyError: "), "key"),
+    (re.compile(r"'NoneType' object has no attribute 'group'"), "pattern"),
+    (re.compile(r"JSONDecodeError|Expecting value: line"), "json"),
 )
 """Errors of code that took the data for another shape, and what they mean. Of 65 failures of
 the 1.5B's programs on the dev split, 8 indexed a JSON list of records by a key (TypeError,

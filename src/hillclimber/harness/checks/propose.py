@@ -109,7 +109,7 @@ class ModelProposer:
             "checks.ask",
             instruction=cut_instruction(instruction, INSTRUCTION_CHARS),
             workdir=workdir,
-            listing="\n".join(names) or "(empty)",
+            listing="\n".join(names) or self.prompts("checks.empty"),
             most=MAX_CHECKS,
         )
 

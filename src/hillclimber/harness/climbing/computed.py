@@ -106,7 +106,7 @@ class Computer:
         run = str(candidate.call.arguments.get("command", ""))
         ran = named(run if is_program(run) else unredirected(run))
         if not candidate.success:
-            told = said(_told(candidate.output), program=is_program(run))
+            told = said(_told(candidate.output), program=is_program(run), prompts=self.say)
             why = "compute.failed_said" if told else "compute.failed"
             self.why = self.say(why, ran=ran, told=told)
         elif candidate.passing <= passing or candidate.passing < candidate.total:
