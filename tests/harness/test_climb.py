@@ -11,6 +11,7 @@ from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult
 from hillclimber.harness.climbing.candidate import Candidate, pick
 from hillclimber.harness.climbing.reasking import Target
 from hillclimber.harness.climbing.step import Climb, FileState, _printed, targets
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.sandbox.workspace import fits, kept_files, lines_lost, restored
 from hillclimber.verify.verifier import Evaluation
 
@@ -258,7 +259,7 @@ def test_what_a_command_tried_and_not_applied_printed_is_shown() -> None:
         "", True, 1, 4, output="proxy_read_timeout 60s;\n", origin="plan",
     )  # fmt: skip
     silent = Candidate(ToolCall(name="run_command", arguments={"command": "true"}), "", True, 1, 4)
-    assert _printed([write, silent, grep], write) == (
+    assert _printed([write, silent, grep], write, shipped()) == (
         "Tried too, not applied: `grep timeout nginx.conf` printed:\nproxy_read_timeout 60s;"
     )
-    assert _printed([write, grep], grep) == "" and _printed([write], write) == ""
+    assert _printed([write, grep], grep, shipped()) == "" and _printed([write], write, shipped()) == ""

@@ -232,7 +232,7 @@ def _rules(config: HarnessConfig, ctx: AgentContext, prompts: Prompts) -> Rules:
         prompts,
         local_paths=ctx.sandbox.kind is SandboxKind.LOCAL,
         workdir=ctx.workdir,
-        availability=availability_note(probe_commands(ctx.sandbox))
+        availability=availability_note(probe_commands(ctx.sandbox), prompts)
         if view.probe_commands
         else None,
         guidance=view.verification_guidance,

@@ -44,6 +44,7 @@ from hillclimber.harness.parsing.outcome import ParseFailure
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan
 from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.workspace import (
@@ -61,16 +62,18 @@ MAX_TEST_SECONDS = 20.0
 """Tests slower than this make trying candidates too dear: climbing stops for the trial."""
 
 
-def _printed(tried: Sequence[Candidate], chosen: Candidate | None) -> str:
+def _printed(tried: Sequence[Candidate], chosen: Candidate | None, prompts: Prompts) -> str:
     """The output of the first command tried that succeeded, printed something and is not the
-    one applied: a line of feedback."""
+    one applied: a line of feedback (`feedback.toml`, [climbing])."""
     for candidate in tried:
         command = candidate.call.arguments.get("command")
         if candidate is chosen or not command or not candidate.success:
             continue
         if candidate.output.strip():
             shown = first_lines(candidate.output.strip("\n"), 8, 400)
-            return f"Tried too, not applied: `{clip(str(command), 100)}` printed:\n{shown}"
+            said = prompts("feedback.climbing.not_applied", command=clip(str(command), 100),
+                           shown=shown)  # fmt: skip
+            return said
     return ""
 
 
@@ -237,7 +240,7 @@ class ClimbStep:
                 continue
             self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
         chosen = pick(tried, passing, own=own, strong_now=self._strong_now(tried, passing, own))
-        self.seen = _printed(tried, chosen)
+        self.seen = _printed(tried, chosen, self.asker.prompts)
         self.applied = chosen.origin if chosen is not None else ""
         self.events.emit(
             CandidatesTried(
@@ -250,10 +253,11 @@ class ClimbStep:
         )
         if chosen is not None or not own:
             return chosen, None
-        return None, (
-            f"REJECTED: no way tried keeps the {passing} passing {tried[0].noun()}s and the "
-            f"existing lines without gaining a {tried[0].noun()}: "
-            f"{'; '.join(c.line() for c in tried)}. Nothing was changed. Do something else."
+        return None, self.asker.prompts(
+            "feedback.climbing.nothing",
+            passing=passing,
+            noun=tried[0].noun(),
+            tried="; ".join(c.line() for c in tried),
         )
 
     def _strong_now(self, tried: Sequence[Candidate], passing: int, own: bool) -> int:
