@@ -262,4 +262,5 @@ def test_what_a_command_tried_and_not_applied_printed_is_shown() -> None:
     assert _printed([write, silent, grep], write, shipped()) == (
         "Tried too, not applied: `grep timeout nginx.conf` printed:\nproxy_read_timeout 60s;"
     )
-    assert _printed([write, grep], grep, shipped()) == "" and _printed([write], write, shipped()) == ""
+    assert _printed([write, grep], grep, shipped()) == ""
+    assert _printed([write], write, shipped()) == ""
