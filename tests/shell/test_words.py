@@ -172,3 +172,7 @@ def test_option_value_prefers_the_separate_form_over_the_equals_form() -> None:
 def test_option_value_of_an_option_given_last_without_a_value_is_none() -> None:
     assert option_value(["x", "-o"], ("-o",)) is None
     assert option_value(["x"], ("-o", "--output")) is None
+
+
+def test_an_arithmetic_expansion_never_closed_hides_no_word_after_it() -> None:
+    assert words("echo $((1 + 2) rm -rf /").args[-2:] == ("-rf", "/")

@@ -82,6 +82,8 @@ def _arithmetic_out(text: str) -> tuple[str, list[str]]:
             j += 1
             if depth == 0:
                 break
+        if depth:  # never closed: left as it is, so no word after it is hidden
+            break
         out.append(text[i:start] + f"@@arithmetic{len(found)}@@")
         found.append(text[start:j])
         i = j
