@@ -186,3 +186,10 @@ def test_what_the_harness_says_back_is_in_the_templates_too(tmp_path: Path) -> N
         'Error: the answer was empty. Answer with exactly ONE tool call as JSON: {"name": '
         '"<tool>", "arguments": {...}} Tools: task_complete().'
     )
+
+
+def test_a_template_may_leave_out_what_it_is_offered(tmp_path: Path) -> None:
+    (tmp_path / "feedback.toml").write_text('[parse]\nno_valid_format = "Not a call."\n')
+    failure = ParseFailure(ParseFailureReason.NO_VALID_FORMAT, "the answer was empty")
+    said = failure.feedback(tool_list(["task_complete"]), load_prompts(tmp_path))
+    assert said.startswith("Not a call. Answer with exactly ONE tool call")

@@ -59,8 +59,9 @@ class ParseFailure:
         format and the tools, in at most FEEDBACK_CHARS: the tools' signatures where they leave
         the detail 80 chars, else their names; the detail is what gets clipped."""
         say = prompts or shipped()
-        lead, tail = say(f"feedback.parse.{self.reason.value}", detail=_DETAIL).split(_DETAIL)
-        detail = clip(self.detail, 160)
+        said = say(f"feedback.parse.{self.reason.value}", detail=_DETAIL)
+        lead, marked, tail = said.partition(_DETAIL)
+        detail = clip(self.detail, 160) if marked else ""  # a template may leave it out
         for listing in ([t.signature() for t in tools], [t.name for t in tools]):
             rest = f"{tail} " + say("feedback.parse.format", tools=", ".join(listing))
             room = FEEDBACK_CHARS - len(lead) - len(rest)
