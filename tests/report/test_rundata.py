@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.errors import HillclimberError
-from hillclimber.models import ModelConfig, window
+from hillclimber.models import ModelConfig, window_of
 from hillclimber.report.rundata import (
     COMPARISON_FILE,
     Comparison,
@@ -233,4 +233,4 @@ def test_every_run_says_the_window_its_model_had(runs_dir: Path) -> None:
 def test_the_window_of_a_model_is_known_without_loading_it(
     spec: str, given: int | None, tokens: int
 ) -> None:
-    assert window(ModelConfig(spec=spec, context_window=given)) == tokens
+    assert window_of(ModelConfig(spec=spec, context_window=given)) == tokens

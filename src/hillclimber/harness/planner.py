@@ -12,7 +12,6 @@ import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from string import Template
 from typing import Literal
 
 import json_repair
@@ -59,10 +58,10 @@ class Plan:
     replans: int = 0
 
     @classmethod
-    def from_answer(cls, text: str, whole: str | None = None) -> Plan:
+    def from_answer(cls, text: str, prompts: Prompts | None = None) -> Plan:
         """Steps from the supervisor's answer, each once and none a tool's bare name (ours or
-        one made up); forgiving of broken JSON; never empty (`whole`: the one step where the
-        answer holds none)."""
+        one made up); forgiving of broken JSON; never empty (`plan.whole`: the one step where
+        the answer holds none)."""
         try:
             data = json.loads(text)
         except json.JSONDecodeError:
@@ -74,17 +73,17 @@ class Plan:
         steps = (t for t in texts if t and t not in TOOLS and not _NAME_ALONE.fullmatch(t))
         items = list(dict.fromkeys(steps))
         if not items:
-            items = [whole or shipped()("plan.whole")]
+            items = [(prompts or shipped())("plan.whole")]
         return cls([PlanStep(t) for t in items[:MAX_STEPS]])
 
-    def ends_in(self, answers: Sequence[str], write: str | None = None) -> None:
-        """Where no step names an answer file, a last step that writes the first (`write`,
-        a template of `$path`): the 1.5B's plans only read and analysed in 38 of 71 (TermiGen
-        dev tasks), and its worker, following them, never wrote the answer."""
+    def ends_in(self, answers: Sequence[str], prompts: Prompts | None = None) -> None:
+        """Where no step names an answer file, a last step that writes the first (`plan.write`):
+        the 1.5B's plans only read and analysed in 38 of 71 (TermiGen dev tasks), and its
+        worker, following them, never wrote the answer."""
         named = any(posixpath.basename(a) in s.text for s in self.steps for a in answers)
         if answers and not named:
-            template = Template(write or shipped().texts["plan.write"])
-            self.steps.append(PlanStep(template.substitute(path=answers[0])))
+            text = (prompts or shipped())("plan.write", path=answers[0])
+            self.steps.append(PlanStep(text))
 
     def current(self) -> PlanStep | None:
         for step in self.steps:
@@ -166,7 +165,7 @@ def make_plan(
         else None,
     )
     answer = asker.complete(request, role="supervisor", turn=turn)
-    plan = Plan.from_answer(answer, say("plan.whole"))
-    plan.ends_in(answers, say.texts["plan.write"])
+    plan = Plan.from_answer(answer, say)
+    plan.ends_in(answers, say)
     plan.replans = previous.replans + 1 if previous else 0
     return plan

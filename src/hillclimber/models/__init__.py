@@ -66,7 +66,7 @@ class ModelConfig(BaseModel):
     """Per request, for HTTP back ends."""
 
 
-def window(config: ModelConfig) -> int:
+def window_of(config: ModelConfig) -> int:
     """The tokens of prompt and answer the model gets: the setting's, else its back end's
     default (an embedded model's own, Apple's 4,096, a remote server's 8,192)."""
     if config.context_window:
@@ -89,13 +89,12 @@ def make_model(config: ModelConfig | str) -> Model:
     if isinstance(config, str):
         config = ModelConfig(spec=config)
     kind, _, name = config.spec.partition(":")
-    window = config.context_window
     if kind == "local":
         from hillclimber.models.local import LocalModel
 
         return LocalModel(
             name or "qwen2.5-coder-0.5b",
-            n_ctx=window,
+            n_ctx=config.context_window,
             threads=config.threads,
             lookup=config.lookup,
         )
@@ -109,7 +108,7 @@ def make_model(config: ModelConfig | str) -> Model:
             raise HillclimberError(f"model '{config.spec}' needs --base-url")
         profile = ModelProfile(
             name=config.spec,
-            context_window=window or DEFAULT_REMOTE_WINDOW,
+            context_window=window_of(config),
             supports_constraint=True,
         )
         return OpenAICompatModel(name, url, profile, timeout=config.timeout_sec)
@@ -120,7 +119,7 @@ def make_model(config: ModelConfig | str) -> Model:
             raise HillclimberError("model 'ollama:' needs a name, e.g. ollama:qwen2.5-coder:3b")
         profile = ModelProfile(
             name=config.spec,
-            context_window=window or DEFAULT_REMOTE_WINDOW,
+            context_window=window_of(config),
             supports_constraint=True,
         )
         return OllamaModel(
@@ -129,7 +128,9 @@ def make_model(config: ModelConfig | str) -> Model:
     if kind == "fm":
         from hillclimber.models import fm
 
-        return fm.make_fm_model(name or "auto", base_url=config.base_url, context_window=window)
+        return fm.make_fm_model(
+            name or "auto", base_url=config.base_url, context_window=config.context_window
+        )
     if kind == "scripted":
         if not name:
             raise HillclimberError("model 'scripted:' needs a file of answers: scripted:PATH")

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hillclimber.errors import HillclimberError
 from hillclimber.grades import DONE, Grade
-from hillclimber.models import window
+from hillclimber.models import window_of
 from hillclimber.results import (
     ExitReason,
     RunConfig,
@@ -93,7 +93,7 @@ class RunData:
     def window(self) -> str:
         """The model's window in tokens, as the run set it or its back end gave it ("–" for
         an agent with no model: the oracle, nop)."""
-        return f"{window(self.config.model):,}" if self.config.model else "–"
+        return f"{window_of(self.config.model):,}" if self.config.model else "–"
 
     def stats(self) -> RunStats:
         return RunStats.of(self)
