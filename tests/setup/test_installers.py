@@ -15,6 +15,8 @@ from hillclimber.setup.presence import pip_version
 from hillclimber.setup.verdict import Context, Verdict
 from hillclimber.shell.words import read_words
 
+from conftest import missing
+
 CTX = Context(env={"PATH": STANDARD_PATH})
 
 
@@ -93,7 +95,7 @@ def present_pip_package() -> str:
     for name in ("pip", "setuptools", "pyyaml", "six"):
         if pip_version(name) is not None:
             return name
-    pytest.skip("the sandbox's python3 has none of the usual packages")
+    missing("a python3 with pip, setuptools, pyyaml or six")
 
 
 def test_a_present_pip_package_is_skipped_with_its_version() -> None:

@@ -185,14 +185,11 @@ def test_a_python_image_needs_nothing_where_python3_is() -> None:
     ],
 )
 def test_a_language_image_needs_its_toolchain_where_it_is_missing(image: str, tool: str) -> None:
-    if command_available(tool):
-        pytest.skip(f"{tool} is installed here")
-    assert base_image_needs(image) == [f"{tool} (from base image {image})"]
+    needed = [] if command_available(tool) else [f"{tool} (from base image {image})"]
+    assert base_image_needs(image) == needed
 
 
 def test_an_image_whose_name_only_starts_like_a_language_brings_none() -> None:
-    if command_available("ghc"):
-        pytest.skip("ghc is installed here")
     assert base_image_needs("haskellish-tools:1") == []
 
 
