@@ -390,7 +390,7 @@ def test_dynamic_tools_follow_the_state(tmp_path: Path) -> None:
     """After a write (without auto-verify) only checking is offered; after turns without
     progress, no more looking around: every acting tool, no read_file."""
     writes = [call("write_file", path="/app/hello.txt", content=f"try {n}\n") for n in range(4)]
-    config = quiet(preset("climber"), candidates=1, auto_verify=False, no_progress_turns=4)
+    config = quiet(preset("climber"), candidates=1, auto_verify=False, drop_reads_after=2)
     check = call("verify_progress")
     answers = [writes[0], check, writes[1], check, writes[2], check, WRITE_OK, DONE]
     _, model, _ = run_agent(tmp_path / "sequence", config, answers)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from hillclimber.harness.acting.tools import ToolCall, ToolResult
 from hillclimber.harness.presets import preset
-from hillclimber.harness.prompting.offer import offered_tools
+from hillclimber.harness.prompting.offer import ToolOffer
 from hillclimber.harness.state import LoopState
 
 
 def names(config_name: str, state: LoopState, *, checks: bool, **settings: object) -> list[str]:
     config = preset(config_name, **settings)
-    return [tool.name for tool in offered_tools(config, state, checks=checks)]
+    return [tool.name for tool in ToolOffer.of(config, checks=checks).turn(state)]
 
 
 def test_checking_is_offered_only_where_there_are_checks() -> None:
@@ -62,3 +62,12 @@ def test_after_a_refused_edit_of_a_file_to_leave_alone_no_editing_until_a_call_r
 def test_a_fixed_offer_does_not_follow_the_state() -> None:
     state = LoopState(turns_since_improvement=9)
     assert names("fm", state, checks=True) == names("fm", LoopState(), checks=True)
+
+
+def test_reads_are_dropped_after_the_setting_s_turns_without_improvement() -> None:
+    state = LoopState(turns_since_improvement=2)
+    assert "read_file" in names("climber", state, checks=True)
+    assert "read_file" not in names("climber", state, checks=True, drop_reads_after=2)
+    never = names("climber", LoopState(turns_since_improvement=50), checks=True,
+                  drop_reads_after=None)  # fmt: skip
+    assert "read_file" in never

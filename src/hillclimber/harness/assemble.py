@@ -10,14 +10,20 @@ from functools import partial
 from typing import Any
 
 from hillclimber.agents.base import AgentContext
-from hillclimber.harness.acting.handlers import ToolEnv
+from hillclimber.harness.acting.diagnosis import RecoveryTracker
+from hillclimber.harness.acting.handlers import ToolEnv, execute
 from hillclimber.harness.acting.probe import availability_note, probe_commands
 from hillclimber.harness.acting.tools import tool_list
+from hillclimber.harness.asking import Asker
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import describe
 from hillclimber.harness.checks.propose import ModelProposer
+from hillclimber.harness.climbing.computed import Computer
+from hillclimber.harness.climbing.step import Climb, ClimbStep
+from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.effective import Effective, Part, part
+from hillclimber.harness.guards import Guards
 from hillclimber.harness.instruction import (
     Complexity,
     classify,
@@ -25,9 +31,11 @@ from hillclimber.harness.instruction import (
     turn_budget,
     wants_planner,
 )
-from hillclimber.harness.loop import AgentLoop
+from hillclimber.harness.loop import AgentLoop, LoopParts
+from hillclimber.harness.programs import CodeAsk
 from hillclimber.harness.prompting import hints
 from hillclimber.harness.prompting.budget import PromptBudget
+from hillclimber.harness.prompting.offer import ToolOffer
 from hillclimber.harness.prompting.prompters import (
     ConversationPrompter,
     MicroPrompter,
@@ -38,9 +46,11 @@ from hillclimber.harness.prompting.shown import shown
 from hillclimber.harness.prompting.templates import Prompts, load_prompts
 from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
+from hillclimber.harness.state import LoopState
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.models.base import Model
 from hillclimber.sandbox import SandboxKind
+from hillclimber.shell.command import inside
 from hillclimber.skills.trial import TrialSkills
 from hillclimber.verify.verifier import Evaluation
 
@@ -74,9 +84,67 @@ def assemble(
         task_id=task.id,
         show=hints.hints_on(config.skills.show, ctx.suite_hints),
     )
-    writer = TrajectoryWriter(
+    writer = _writer(config, model, ctx, rules, (kind, use_hints, skills))
+    events = EventBus(writer, skills, *listeners)
+    paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
+    checks, proposer = _checks(config, model, ctx, events, paths, rules.prompts)
+    verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
+    answers = checks.built.answers if checks and verify is checks.verify else ()
+    turns, why_turns = _turn_budget(config, ctx, kind)
+    effective = _effective(config, ctx, kind, (checks, verify), f"{turns}, {why_turns}")
+    budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
+    env = _tool_env(config, ctx, verify)
+    prompter = _prompter(config, budget, rules, ctx.task.instruction, skills.section())
+    state = LoopState(show_failing=config.completion.show_failing_checks, prompts=rules.prompts)
+    events.subscribe(state)  # it records every check that ran
+    asker = Asker(config.ask, model, prompter, events, remaining=env.remaining)
+    guards = Guards(config.guards.rules)
+    loop = AgentLoop(
+        LoopParts(
+            env=env,
+            instruction=task.instruction,
+            prompter=prompter,
+            asker=asker,
+            state=state,
+            gate=Gate(config.completion, env.verify, state, events, rules.prompts),
+            guards=guards,
+            offer=ToolOffer.of(config, checks=verify is not None),
+            events=events,
+            max_turns=turns,
+            paths=paths,
+            climb=_climb_step(config, ctx, env, (asker, guards, events), (paths, answers))
+            if effective.on("climbing")
+            else None,
+            recovery=RecoveryTracker() if config.view.error_recovery else None,
+            hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
+            files=partial(shown, paths.named, ctx.sandbox)
+            if config.view.mode == "micro" and config.view.show_named_files
+            else lambda: "",
+            seed_fixes=config.planning.seed_fixes,
+            planner=effective.on("planner"),
+            verify_after_writes=config.climbing.auto_verify and verify is not None,
+            forgiving=config.ask.forgiving_parser,
+            skills=frozenset(skills.ids),
+            skill_text=skills.section() if config.skills.for_planner else "",
+            answers=answers,
+        )
+    )
+    return Assembly(loop, kind, budget, skills, checks, proposer, verify, effective)
+
+
+def _writer(
+    config: HarnessConfig,
+    model: Model,
+    ctx: AgentContext,
+    rules: Rules,
+    found: tuple[Complexity, bool, TrialSkills],
+) -> TrajectoryWriter:
+    """The trial's trajectory, with what the setting and the trial `found` (the task's class,
+    whether hints are shown, the skills) at its head."""
+    kind, use_hints, skills = found
+    return TrajectoryWriter(
         ctx.log_dir / "trajectory.json",
-        session_id=ctx.trial_name or task.id,
+        session_id=ctx.trial_name or ctx.task.id,
         model=model.profile.name,
         extra={
             "preset": config.preset,
@@ -86,40 +154,12 @@ def assemble(
             "skills": skills.ids,
             "prompts": {"source": rules.prompts.source, "digest": rules.prompts.digest()},
         },
-        instruction=task.instruction,
+        instruction=ctx.task.instruction,
         tool_definitions=[
             tool.definition(description(rules.prompts, tool, rules.checks))
             for tool in tool_list(config.tools)
         ],
     )
-    events = EventBus(writer, skills, *listeners)
-    paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
-    checks, proposer = _checks(config, model, ctx, events, paths, rules.prompts)
-    verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
-    answers = checks.built.answers if checks and verify is checks.verify else ()
-    turns, why_turns = _turn_budget(config, ctx, kind)
-    effective = _effective(config, ctx, kind, (checks, verify), f"{turns}, {why_turns}")
-    budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
-    loop = AgentLoop(
-        config,
-        model,
-        _tool_env(config, ctx, verify),
-        task.instruction,
-        prompter=_prompter(config, budget, rules, ctx.task.instruction, skills.section()),
-        hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
-        files=partial(shown, paths.named, ctx.sandbox)
-        if config.view.mode == "micro" and config.view.show_named_files
-        else lambda: "",
-        events=events,
-        max_turns=turns,
-        use_planner=effective.on("planner"),
-        climbing=effective.on("climbing"),
-        skills=frozenset(skills.ids),
-        skill_text=skills.section() if config.skills.for_planner else "",
-        answers=answers,
-        paths=paths,
-    )
-    return Assembly(loop, kind, budget, skills, checks, proposer, verify, effective)
 
 
 def _effective(
@@ -209,6 +249,57 @@ def _checks(
         )
     )
     return SelfChecks(built), proposer
+
+
+def _climb_step(
+    config: HarnessConfig,
+    ctx: AgentContext,
+    env: ToolEnv,
+    shared: tuple[Asker, Guards, EventBus],
+    found: tuple[TaskPaths, tuple[str, ...]],
+) -> ClimbStep:
+    """Climbing on the checks, with the loop's asker, guards and events (`shared`), for the
+    task's paths and answer files (`found`)."""
+    asker, guards, events = shared
+    paths = found[0]
+    assert env.verify is not None
+    return ClimbStep(
+        Climb(
+            env.sandbox,
+            env.workdir,
+            partial(execute, env=env),
+            env.verify,
+            elsewhere=[p for p in paths.named if not inside(p, [env.workdir])],
+        ),
+        asker,
+        candidates=config.climbing.candidates,
+        forgiving=config.ask.forgiving_parser,
+        guards=guards,
+        env=env,
+        named=paths.named,
+        protected=paths.protected,
+        events=events,
+        computer=_computer(config, ctx.task.instruction, env, asker, found),
+    )
+
+
+def _computer(
+    config: HarnessConfig,
+    instruction: str,
+    env: ToolEnv,
+    asker: Asker,
+    found: tuple[TaskPaths, tuple[str, ...]],
+) -> Computer | None:
+    """Asks for commands computing the answer, where there is an answer file (`found`: the
+    task's paths and answer files) and input to work it out from (a file to read, or one to
+    leave alone)."""
+    paths, answers = found
+    asks = config.climbing.computed
+    if not asks or not answers or not (paths.inputs or paths.protected):
+        return None
+    inputs = sorted(paths.inputs or paths.protected)
+    code = CodeAsk.probe(env.sandbox, inputs, program=config.ask.code == "program")
+    return Computer(asker, instruction, answers, asks, code, env.workdir)
 
 
 def _tool_env(

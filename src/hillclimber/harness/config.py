@@ -131,6 +131,9 @@ class Climbing(_Settings):
     dynamic_tools: bool = False
     """Offer the tools the state calls for: after a write, only checking (when checks do not
     run by themselves); when stuck, every acting tool and no read_file."""
+    drop_reads_after: int | None = Field(default=4, ge=1)
+    """dynamic_tools: after this many turns with no check newly passing, read_file is not
+    offered (none: always offered)."""
 
 
 class Guards(_Settings):

@@ -1,5 +1,5 @@
 """The agent loop: ask, parse, guard, act, summarise, check — until the checks pass or the
-budget is spent. Everything it does is set by a `HarnessConfig`; each part lives in its own
+budget is spent. Its parts come made from `assemble` (`LoopParts`); each lives in its own
 module (asking, parse, guards, tools, climb, gate, prompts, planner, recovery). Every end of a
 trial is a `LoopEnd` raised where it happens and caught once in `run`. See docs/loop.md.
 """
@@ -8,23 +8,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from functools import cached_property, partial
+from dataclasses import dataclass
+from functools import partial
 
 from hillclimber.errors import AgentTimeout, ContextExceeded
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
 from hillclimber.harness.asking import Answer, Asker
-from hillclimber.harness.climbing.computed import Computer
-from hillclimber.harness.climbing.step import Climb, ClimbStep
+from hillclimber.harness.climbing.step import ClimbStep
 from hillclimber.harness.completion.gate import Gate, Told
-from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.parsing.outcome import ParseFailure
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
-from hillclimber.harness.programs import CodeAsk
-from hillclimber.harness.prompting.offer import known_tools, offered_tools
+from hillclimber.harness.prompting.offer import ToolOffer
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import (
@@ -41,58 +39,57 @@ from hillclimber.harness.recording.events import (
 from hillclimber.harness.seeding import seed_calls
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.harness.task_paths import TaskPaths
-from hillclimber.models.base import Model
 from hillclimber.sandbox.files import read_text
-from hillclimber.shell.command import inside
+
+
+@dataclass
+class LoopParts:
+    """Everything the loop works with, made by `assemble` from the setting and what the trial
+    found: the loop itself reads no setting."""
+
+    env: ToolEnv
+    instruction: str
+    prompter: MicroPrompter | ConversationPrompter
+    asker: Asker
+    state: LoopState
+    gate: Gate
+    guards: Guards
+    offer: ToolOffer
+    events: EventBus
+    max_turns: int
+    paths: TaskPaths
+    climb: ClimbStep | None = None
+    recovery: RecoveryTracker | None = None
+    hint: Callable[[list[str]], str | None] = lambda tools: None
+    files: Callable[[], str] = lambda: ""
+    seed_fixes: bool = False
+    planner: bool = False
+    verify_after_writes: bool = False
+    """Check after every successful change (`climbing.auto_verify`, where there are checks)."""
+    forgiving: bool = False
+    skills: frozenset[str] = frozenset()
+    """Ids of the skills shown (called as a tool, they get feedback of their own)."""
+    skill_text: str = ""
+    """Their text for the planner (empty unless `skills.for_planner`)."""
+    answers: tuple[str, ...] = ()
 
 
 class AgentLoop:
-    def __init__(
-        self,
-        config: HarnessConfig,
-        model: Model,
-        env: ToolEnv,
-        instruction: str,
-        *,
-        prompter: MicroPrompter | ConversationPrompter,
-        hint: Callable[[list[str]], str | None] = lambda tools: None,
-        files: Callable[[], str] = lambda: "",
-        events: EventBus | None = None,
-        max_turns: int | None = None,
-        use_planner: bool = False,
-        climbing: bool = False,
-        skills: frozenset[str] = frozenset(),
-        skill_text: str = "",
-        answers: tuple[str, ...] = (),
-        paths: TaskPaths | None = None,
-    ) -> None:
-        self.config, self.model, self.env, self.instruction = config, model, env, instruction
-        self.prompter, self.hint, self.files = prompter, hint, files
-        self.events = events or EventBus()
-        self.max_turns = max_turns or config.max_turns
-        self.use_planner = use_planner
-        self.skills, self.skill_text = skills, skill_text
-        """Ids of the skills shown (called as a tool, they get feedback of their own), and
-        their text for the planner (empty unless `skills.for_planner`)."""
+    def __init__(self, parts: LoopParts) -> None:
+        self.parts = parts
+        self.env, self.instruction, self.paths = parts.env, parts.instruction, parts.paths
+        self.prompter, self.asker, self.events = parts.prompter, parts.asker, parts.events
+        self.state, self.gate, self.guards = parts.state, parts.gate, parts.guards
+        self.climb, self.recovery = parts.climb, parts.recovery
+        self.max_turns, self.answers = parts.max_turns, parts.answers
+        self.prompts = parts.prompter.rules.prompts
         self.turn = 0
         self.plan: Plan | None = None
-        self.prompts = prompter.rules.prompts
-        self.state = LoopState(
-            show_failing=config.completion.show_failing_checks, prompts=self.prompts
-        )
         self.stats = LoopStats()
-        self.events.subscribe(self.state)  # it records every check that ran
         self.events.subscribe(self.stats)  # it counts what the events say, and nothing else
-        self.guards = Guards(config.guards.rules)
         self.refused: set[tuple[str, str]] = set()
-        self.recovery = RecoveryTracker() if config.view.error_recovery else None
-        self.paths = paths or TaskPaths.read(instruction, env.sandbox, env.workdir)
-        self.answers = answers
-        self._path = partial(tool_path, env=env)
-        self._read = partial(read_text, env.sandbox)
-        self.asker = Asker(config.ask, model, prompter, self.events, remaining=env.remaining)
-        self.gate = Gate(config.completion, env.verify, self.state, self.events, self.prompts)
-        self.climb = self._climb_step() if climbing and env.verify else None
+        self._path = partial(tool_path, env=parts.env)
+        self._read = partial(read_text, parts.env.sandbox)
 
     # -- the loop ---------------------------------------------------------------------------
 
@@ -114,9 +111,9 @@ class AgentLoop:
         return result
 
     def _start(self) -> None:
-        if self.config.planning.seed_fixes:
+        if self.parts.seed_fixes:
             self._seed()
-        if self.use_planner:
+        if self.parts.planner:
             self._make_plan()
         if self.climb is not None and self.climb.climb.enabled:
             baseline = self.climb.climb.measure()
@@ -133,15 +130,15 @@ class AgentLoop:
     def _turn(self) -> None:
         self.events.emit(TurnStarted(self.turn))
         self.state.turn_started()
-        tools = offered_tools(self.config, self.state, checks=self.env.verify is not None)
+        tools = self.parts.offer.turn(self.state)
         try:
             answer = self.asker.ask(self._view(tools), stuck=self.state.stuck)
         except ContextExceeded as err:
             raise LoopEnd(LoopExit.CONTEXT_EXCEEDED, str(err)) from err
         self.state.asked()
-        outcome = parse_tool_call(answer.text, tools, forgiving=self.config.ask.forgiving_parser)
+        outcome = parse_tool_call(answer.text, tools, forgiving=self.parts.forgiving)
         if isinstance(outcome, ParseFailure):
-            outcome = outcome.as_skill(self.skills)
+            outcome = outcome.as_skill(self.parts.skills)
             message = outcome.feedback(tools, self.prompts)
             self.events.emit(ParseFailed(self.turn, outcome.reason.value, outcome.detail))
             self.state.unreadable(message)
@@ -201,12 +198,12 @@ class AgentLoop:
             feedback=self.state.feedback,
             plan=self.plan.render() if self.plan else None,
             step=step.text if step else None,
-            hint=self.hint([c.name for c in self.state.calls]),
+            hint=self.parts.hint([c.name for c in self.state.calls]),
             progress=self.state.progress,
-            files=self.files(),
+            files=self.parts.files(),
             turn=self.turn,
             max_turns=self.max_turns,
-            known=known_tools(self.config, checks=self.env.verify is not None),
+            known=self.parts.offer.all(),
         )
 
     def _situation(self) -> Situation:
@@ -214,7 +211,7 @@ class AgentLoop:
             history=self.state.calls,
             resolve=self._path,
             read=self._read,
-            verify_between_writes=self.config.sequences_writes(checks=self.env.verify is not None),
+            verify_between_writes=self.parts.offer.sequences_writes,
             last_write_failed=self.state.last_write_failed,
             protected=self.paths.protected,
             inputs=self.paths.inputs,
@@ -286,7 +283,7 @@ class AgentLoop:
             # writing what is already there: the model sees nothing left to do
             return self._finalize("nothing changed")
         changes = call.name in WRITES or (self.climb is not None and call.name in ACTING_TOOLS)
-        if changes and result.success and self.config.climbing.auto_verify and self.env.verify:
+        if changes and result.success and self.parts.verify_after_writes:
             evaluation = self.gate.verify("auto_verify", self.turn)
             if evaluation.passed and evaluation.conclusive:
                 why = f"{evaluation.label} pass after a write"
@@ -303,20 +300,9 @@ class AgentLoop:
 
     def _signals(self) -> None:
         """The signals that the model thinks it is done, or is stuck: each is checked."""
-        config, state = self.config.completion, self.state
-        reason = None
-        if state.repeats >= config.same_action_limit:
-            reason = "same action repeated"
-        elif state.had_success and state.consecutive_failures >= config.failures_after_success:
-            reason = "failures after a success"
-        elif config.no_progress_turns and state.turns_since_success >= config.no_progress_turns:
-            reason = "no progress"
-        elif self.plan is not None and self.plan.exhausted:
-            reason = "plan done"
-        if reason is not None:
-            self._finalize(reason)
-        if config.stall_turns and state.turns_since_news >= config.stall_turns:
-            self._finalize("stalled", last_chance=True)
+        plan_done = self.plan is not None and self.plan.exhausted
+        for reason, last_chance in self.gate.signals(plan_done=plan_done):
+            self._finalize(reason, last_chance=last_chance)
 
     def _finalize(self, reason: str, *, last_chance: bool = False) -> None:
         told = self.gate.finalize(reason, self.turn, last_chance=last_chance)
@@ -341,46 +327,7 @@ class AgentLoop:
             turn=self.turn,
             feedback=feedback,
             previous=self.plan,
-            skills=self.skill_text,
+            skills=self.parts.skill_text,
             answers=self.answers,
         )
         self.events.emit(PlanMade(self.turn, tuple(s.text for s in self.plan.steps)))
-
-    def _climb_step(self) -> ClimbStep:
-        env = self.env
-        assert env.verify is not None
-        return ClimbStep(
-            Climb(
-                env.sandbox,
-                env.workdir,
-                partial(execute, env=env),
-                env.verify,
-                elsewhere=[p for p in self.paths.named if not inside(p, [env.workdir])],
-            ),
-            self.asker,
-            candidates=self.config.climbing.candidates,
-            forgiving=self.config.ask.forgiving_parser,
-            guards=self.guards,
-            env=env,
-            named=self.paths.named,
-            protected=self.paths.protected,
-            events=self.events,
-            computer=self._computer(),
-        )
-
-    def _computer(self) -> Computer | None:
-        """Asks for commands computing the answer, where there is an answer file and input to
-        work it out from (a file to read, or one to leave alone)."""
-        asks = self.config.climbing.computed
-        if not asks or not self.answers or not (self.paths.inputs or self.paths.protected):
-            return None
-        return Computer(
-            self.asker, self.instruction, self.answers, asks, self.code, self.env.workdir
-        )
-
-    @cached_property
-    def code(self) -> CodeAsk:
-        """How code is asked for apart from the loop (probed once, when first asked)."""
-        inputs = sorted(self.paths.inputs or self.paths.protected)
-        program = self.config.ask.code == "program"
-        return CodeAsk.probe(self.env.sandbox, inputs, program=program)

@@ -18,7 +18,7 @@ is a `Told` returned (what the model must hear), which the loop records; the che
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -58,6 +58,22 @@ class Gate:
         self.events = events
         self.checks_at_signals = 0
         """Checks run at done-signals: `max_verify_retries` of them failing ends the trial."""
+
+    def signals(self, *, plan_done: bool) -> Iterator[tuple[str, bool]]:
+        """The signals after a turn that the model thinks it is done, or is stuck, each to be
+        checked: (reason, last chance), in order, each read after the one before was checked
+        (a check may bring news)."""
+        settings, state = self.settings, self.state
+        if state.repeats >= settings.same_action_limit:
+            yield "same action repeated", False
+        elif state.had_success and state.consecutive_failures >= settings.failures_after_success:
+            yield "failures after a success", False
+        elif settings.no_progress_turns and state.turns_since_success >= settings.no_progress_turns:
+            yield "no progress", False
+        elif plan_done:
+            yield "plan done", False
+        if settings.stall_turns and state.turns_since_news >= settings.stall_turns:
+            yield "stalled", True
 
     def finalize(self, reason: str, turn: int, *, last_chance: bool = False) -> Told | None:
         """Raise LoopEnd if the task is done (or may not go on); else what the model must hear

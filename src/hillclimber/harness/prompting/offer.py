@@ -6,33 +6,55 @@ run_command most of all)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from hillclimber.harness.acting.tools import WRITES, ToolSpec, tool_list
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.state import LoopState
 
 
-def offered_tools(config: HarnessConfig, state: LoopState, *, checks: bool) -> list[ToolSpec]:
-    """The tools of this turn; verify_progress only where there are checks and they do not run
-    after every change by themselves (`auto_verify`: on unseen tasks the 0.5B spent up to 7
-    of 10 turns asking for what it had been shown)."""
-    names = [t.name for t in known_tools(config, checks=checks)]
-    if not config.climbing.dynamic_tools:
-        return tool_list(names)
-    last = state.calls[-1].name if state.calls else None
-    no_progress = config.completion.no_progress_turns
-    if config.sequences_writes(checks=checks) and last in WRITES:
-        names = [n for n in names if n in ("verify_progress", "task_complete")] or names
-    elif (refused := _refused(state)) is not None:
-        names = [n for n in names if n != refused] or names
-    elif no_progress and state.turns_since_improvement >= max(no_progress // 2, 2):
-        names = [n for n in names if n != "read_file"] or names
-    return tool_list(names)
+@dataclass(frozen=True)
+class ToolOffer:
+    """The tools a trial may offer, and how each turn's offer follows the state."""
 
-
-def known_tools(config: HarnessConfig, *, checks: bool) -> list[ToolSpec]:
+    known: tuple[str, ...]
     """Every tool a turn of the trial may offer: the rules list these, the same all trial."""
-    asks = checks and not config.climbing.auto_verify
-    return tool_list([n for n in config.tools if n != "verify_progress" or asks])
+    dynamic: bool = False
+    sequences_writes: bool = False
+    """After a write, only checking (`verify_between_writes` where it applies)."""
+    drop_reads_after: int | None = None
+    """Turns without improvement after which read_file is not offered."""
+
+    @classmethod
+    def of(cls, config: HarnessConfig, *, checks: bool) -> ToolOffer:
+        """The offer a setting makes where there are (`checks`) or are not checks to call:
+        verify_progress only where there are and they do not run after every change by
+        themselves (`auto_verify`: on unseen tasks the 0.5B spent up to 7 of 10 turns asking
+        for what it had been shown)."""
+        asks = checks and not config.climbing.auto_verify
+        return cls(
+            known=tuple(n for n in config.tools if n != "verify_progress" or asks),
+            dynamic=config.climbing.dynamic_tools,
+            sequences_writes=config.sequences_writes(checks=checks),
+            drop_reads_after=config.climbing.drop_reads_after,
+        )
+
+    def all(self) -> list[ToolSpec]:
+        return tool_list(list(self.known))
+
+    def turn(self, state: LoopState) -> list[ToolSpec]:
+        """The tools of this turn."""
+        names = list(self.known)
+        if not self.dynamic:
+            return tool_list(names)
+        last = state.calls[-1].name if state.calls else None
+        if self.sequences_writes and last in WRITES:
+            names = [n for n in names if n in ("verify_progress", "task_complete")] or names
+        elif (refused := _refused(state)) is not None:
+            names = [n for n in names if n != refused] or names
+        elif self.drop_reads_after and state.turns_since_improvement >= self.drop_reads_after:
+            names = [n for n in names if n != "read_file"] or names
+        return tool_list(names)
 
 
 _LEFT_ALONE = ("protected_files", "inputs_read_only")
