@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.agents import AgentContext, make_agent
-from hillclimber.agents.mini_swe import SUBMIT, TRAJECTORY, SandboxEnvironment
+from hillclimber.agents.mini_swe import SUBMIT, TRAJECTORY, MiniSweEnvironment
 from hillclimber.compare import load_setting, plan, served
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.loaders import load_task
@@ -34,7 +34,7 @@ def context(tmp_path: Path) -> AgentContext:
 
 
 def test_its_commands_run_in_our_sandbox_from_the_tasks_folder(tmp_path: Path) -> None:
-    env = SandboxEnvironment(context(tmp_path), {"PAGER": "cat"}, timeout=5)
+    env = MiniSweEnvironment(context(tmp_path), {"PAGER": "cat"}, timeout=5)
     out = env.execute({"command": "pwd; echo $PAGER; echo oops >&2; exit 3"})
     assert out == {"output": "/app\ncat\noops\n", "returncode": 3, "exception_info": ""}
     assert env.execute({"command": "pwd"}, cwd="/tmp")["output"] == "/tmp\n"
@@ -43,7 +43,7 @@ def test_its_commands_run_in_our_sandbox_from_the_tasks_folder(tmp_path: Path) -
 
 
 def test_its_submit_line_ends_the_run(tmp_path: Path) -> None:
-    env = SandboxEnvironment(context(tmp_path), {}, timeout=5)
+    env = MiniSweEnvironment(context(tmp_path), {}, timeout=5)
     with pytest.raises(minisweagent.Submitted) as raised:
         env.execute({"command": f"echo {SUBMIT}; echo done"})
     assert raised.value.messages[0]["extra"]["submission"] == "done\n"

@@ -20,7 +20,7 @@ from hillclimber import __version__
 from hillclimber.climb.evaluate import Evaluator
 from hillclimber.climb.search import Budget
 from hillclimber.climb.space import load_space
-from hillclimber.climb.store import ClimbStore, Evaluation
+from hillclimber.climb.store import ClimbStore, SettingScore
 from hillclimber.climb.tasks import load_tasks
 from hillclimber.climb.tune import tune
 from hillclimber.harness.config import HarnessConfig
@@ -240,10 +240,12 @@ def _two_sources(home: Path) -> tuple[Evaluator, list[str]]:
     runs = [(0, {"a": 1, "b": 0, "c": 1, "f": 0, "g": 1}), (1000, {"a": 1, "b": 0, "g": 1})]
     for seed, passed in runs:
         outcome = {f"hello-{name}": bool(won) for name, won in passed.items()}
-        store.add_evaluation(Evaluation({}, "train", seed, 2, 5, 5, False, 1.0, outcome))
+        store.add_evaluation(SettingScore({}, "train", seed, 2, 5, 5, False, 1.0, outcome))
     for turns in (3, 5):  # candidates' runs: not the start's, not read
         won = {"hello-b": True}
-        store.add_evaluation(Evaluation({"max_turns": turns}, "train", 0, 1, 1, 5, True, 1.0, won))
+        store.add_evaluation(
+            SettingScore({"max_turns": turns}, "train", 0, 1, 1, 5, True, 1.0, won)
+        )
     start = load_harness(str(home / "start.toml"))
     base = _base(home, start, n_concurrent=1)
     started: list[str] = []

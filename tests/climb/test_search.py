@@ -9,7 +9,7 @@ import pytest
 
 from hillclimber.climb.search import NOISE_SEED_STEP, Budget, parse_budget, search
 from hillclimber.climb.space import Dimension
-from hillclimber.climb.store import Evaluation
+from hillclimber.climb.store import SettingScore
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.presets import load_harness
 
@@ -32,12 +32,12 @@ class Planted:
 
     def __call__(
         self, changes: dict[str, Any], *, seed: int = 0, bar: float | None = None
-    ) -> Evaluation:
+    ) -> SettingScore:
         self.calls.append((changes, seed, bar))
         score = self.base + sum(self.gains.get(item, 0) for item in changes.items())
         score += self.noise if seed == NOISE_SEED_STEP else 0
         pruned = bar is not None and score <= bar
-        return Evaluation(changes, "train", seed, score, TASKS, TASKS, pruned, 60.0 * TASKS)
+        return SettingScore(changes, "train", seed, score, TASKS, TASKS, pruned, 60.0 * TASKS)
 
 
 def test_a_planted_better_setting_is_found_and_kept() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.climb.store import ClimbStore, Evaluation, Step
+from hillclimber.climb.store import ClimbStore, PathStep, SettingScore
 from hillclimber.climb.tune import Summary
 from hillclimber.climb.tuned import settings_file
 from hillclimber.errors import HillclimberError
@@ -61,12 +61,14 @@ def test_the_evidence_says_all_three_figures() -> None:
 
 def test_the_store_gives_back_what_it_was_given(tmp_path: Path) -> None:
     store = ClimbStore(tmp_path / "climb.db")
-    done = Evaluation(
+    done = SettingScore(
         {"view.previous_steps": 5}, "train", 0, 3, 4, 10, True, 61.5, {"a": True}, "r"
     )
     store.add_evaluation(done)
     store.put("arguments", {"train": ["mini:a"]})
-    store.add_step(Step(1, "try", done.changes, "view.previous_steps=5", 3, 2.5, False, "pruned"))
+    store.add_step(
+        PathStep(1, "try", done.changes, "view.previous_steps=5", 3, 2.5, False, "pruned")
+    )
     store.close()
     again = ClimbStore(tmp_path / "climb.db")
     assert again.evaluation({"view.previous_steps": 5}, "train", 0) == done
@@ -94,6 +96,6 @@ def test_a_task_remembers_the_tuned_setting_where_it_solved_it_else_the_first(
         (first, {"a": True, "b": True, "c": False}),
         (tuned, {"a": True, "b": False, "c": False}),
     ]:
-        store.add_evaluation(Evaluation(changes, "train", 0, 1, 3, 3, False, 1.0, passed, ""))
+        store.add_evaluation(SettingScore(changes, "train", 0, 1, 3, 3, False, 1.0, passed, ""))
     store.put("result", {"changes": tuned})
     assert remembered(store) == {"a": tuned, "b": first}

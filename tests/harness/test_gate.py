@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hillclimber.harness.completion.gate import Gate
-from hillclimber.harness.config import Completion
+from hillclimber.harness.config import CompletionSettings
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.verify.verifier import Evaluation
@@ -18,7 +18,7 @@ FAILING = Evaluation(passed=False, tests_passing=1, tests_total=3, digest="b.txt
 def gate(evaluation: Evaluation | None, **settings: object) -> tuple[Gate, LoopState, list[object]]:
     state, seen = LoopState(), []
     check = (lambda: evaluation) if evaluation is not None else None
-    return Gate(Completion(**settings), check, state, EventBus(seen.append)), state, seen  # type: ignore[arg-type]
+    return Gate(CompletionSettings(**settings), check, state, EventBus(seen.append)), state, seen  # type: ignore[arg-type]
 
 
 def ends(gate: Gate, reason: str = "task_complete", **kwargs: bool) -> LoopEnd:

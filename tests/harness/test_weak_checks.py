@@ -14,7 +14,7 @@ from hillclimber.agents.base import AgentContext, AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.completion.gate import Gate
-from hillclimber.harness.config import Completion
+from hillclimber.harness.config import CompletionSettings
 from hillclimber.harness.presets import preset
 from hillclimber.harness.recording.events import EventBus
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
@@ -110,7 +110,7 @@ def _text(request: object) -> str:
 
 def gate_with(evaluation: Evaluation) -> tuple[Gate, LoopState]:
     state = LoopState()
-    gate = Gate(Completion(), lambda: evaluation, state, EventBus())
+    gate = Gate(CompletionSettings(), lambda: evaluation, state, EventBus())
     return gate, state
 
 

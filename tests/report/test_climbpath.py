@@ -3,13 +3,13 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from hillclimber.climb.store import Evaluation, open_store
+from hillclimber.climb.store import SettingScore, open_store
 from hillclimber.report.climbpath import climb_page, under_way, versus_start
 from hillclimber.results import ExitReason, TrialResult, write_json
 
 
-def _done(changes: dict[str, object], seed: int, passed: dict[str, bool]) -> Evaluation:
-    return Evaluation(changes, "train", seed, sum(passed.values()), len(passed), 3, False, 60.0,
+def _done(changes: dict[str, object], seed: int, passed: dict[str, bool]) -> SettingScore:
+    return SettingScore(changes, "train", seed, sum(passed.values()), len(passed), 3, False, 60.0,
                       passed)  # fmt: skip
 
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from hillclimber.sandbox.base import STANDARD_PATH
+from hillclimber.setup.decision import Context, Decision
 from hillclimber.setup.installers import classify
 from hillclimber.setup.presence import pip_version
-from hillclimber.setup.verdict import Context, Verdict
 from hillclimber.shell.words import read_words
 
 from conftest import missing
@@ -20,7 +20,7 @@ from conftest import missing
 CTX = Context(env={"PATH": STANDARD_PATH})
 
 
-def verdict(command: str, ctx: Context = CTX) -> Verdict:
+def verdict(command: str, ctx: Context = CTX) -> Decision:
     words = read_words(command)
     assert words is not None, command
     return classify(words, ctx)
@@ -33,21 +33,21 @@ def needs(command: str, ctx: Context = CTX) -> list[tuple[str | None, str]]:
 
 
 def test_a_command_of_no_words_runs() -> None:
-    assert verdict("") == Verdict()
+    assert verdict("") == Decision()
 
 
 # -- system packages --------------------------------------------------------------------------
 
 
 def test_apt_get_update_and_cleaning_are_skipped() -> None:
-    assert verdict("apt-get update") == Verdict.skip("apt-get update (not needed here)")
+    assert verdict("apt-get update") == Decision.skip("apt-get update (not needed here)")
     assert verdict("apt-get clean").action == "skip"
     assert verdict("apt-get -y autoremove").action == "skip"
 
 
 def test_installing_present_packages_is_skipped_with_a_note() -> None:
     found = verdict("apt-get install -y --no-install-recommends bash tar")
-    assert found == Verdict("skip", [], ["apt: bash (installed)", "apt: tar (installed)"])
+    assert found == Decision("skip", [], ["apt: bash (installed)", "apt: tar (installed)"])
 
 
 def test_installing_a_missing_package_needs_only_that_one() -> None:
@@ -84,8 +84,8 @@ def test_apt_get_install_of_nothing_is_skipped() -> None:
 
 
 def test_apt_commands_that_install_nothing_run() -> None:
-    assert verdict("apt-cache policy bash") == Verdict()
-    assert verdict("dpkg -l") == Verdict()
+    assert verdict("apt-cache policy bash") == Decision()
+    assert verdict("dpkg -l") == Decision()
 
 
 # -- pip --------------------------------------------------------------------------------------
@@ -101,7 +101,7 @@ def present_pip_package() -> str:
 def test_a_present_pip_package_is_skipped_with_its_version() -> None:
     name = present_pip_package()
     found = verdict(f"python3 -m pip install --no-cache-dir '{name}>=0.1'")
-    assert found == Verdict("skip", [], [f"pip: {name} {pip_version(name)} (installed)"])
+    assert found == Decision("skip", [], [f"pip: {name} {pip_version(name)} (installed)"])
 
 
 def test_a_missing_pip_package_is_named_without_its_version() -> None:
@@ -126,9 +126,9 @@ def test_pip_packages_named_by_a_variable_are_computed_at_build_time() -> None:
 
 
 def test_pip_uninstall_and_cache_are_skipped_other_pip_commands_run() -> None:
-    assert verdict("pip uninstall -y x") == Verdict.skip("pip uninstall (not needed here)")
+    assert verdict("pip uninstall -y x") == Decision.skip("pip uninstall (not needed here)")
     assert verdict("pip cache purge").action == "skip"
-    assert verdict("pip list") == Verdict()
+    assert verdict("pip list") == Decision()
 
 
 def test_a_requirements_file_not_in_the_build_context_is_a_need() -> None:
@@ -178,7 +178,7 @@ def test_downloads_are_needs() -> None:
 
 
 def test_a_request_to_this_machine_is_no_download() -> None:
-    assert verdict("curl -s http://localhost:8000/health") == Verdict()
+    assert verdict("curl -s http://localhost:8000/health") == Decision()
 
 
 def test_git_clone_and_fetching_are_needs_local_git_runs() -> None:
@@ -187,7 +187,7 @@ def test_git_clone_and_fetching_are_needs_local_git_runs() -> None:
     ]
     assert needs("git -C /app/b pull") == [(None, "git pull (network)")]
     assert needs("git submodule update --init") == [(None, "git submodule update (network)")]
-    assert verdict("git config --global user.email a@b.c") == Verdict()
+    assert verdict("git config --global user.email a@b.c") == Decision()
 
 
 def test_npm_project_dependencies_are_a_need_and_a_missing_global_tool_too() -> None:
@@ -225,8 +225,8 @@ def test_system_image_changes_are_skipped() -> None:
 
 
 def test_removing_system_caches_is_skipped_but_removing_in_app_runs() -> None:
-    assert verdict("rm -rf /var/lib/apt/lists/*") == Verdict.skip(
+    assert verdict("rm -rf /var/lib/apt/lists/*") == Decision.skip(
         "rm /var/lib/apt/lists/* (outside /app, nothing to remove)"
     )
-    assert verdict("rm -rf /app/tmp") == Verdict()
-    assert verdict("rm -rf /var/cache/apt /app/x") == Verdict()
+    assert verdict("rm -rf /app/tmp") == Decision()
+    assert verdict("rm -rf /var/cache/apt /app/x") == Decision()

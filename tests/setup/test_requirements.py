@@ -6,8 +6,8 @@ this file checks scripts as Dockerfiles write them."""
 from __future__ import annotations
 
 from hillclimber.sandbox.base import STANDARD_PATH
+from hillclimber.setup.decision import Context
 from hillclimber.setup.requirements import analyze_script, render_needs
-from hillclimber.setup.verdict import Context
 
 
 def test_a_continued_dockerfile_run_keeps_its_shape() -> None:

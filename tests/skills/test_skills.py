@@ -286,19 +286,19 @@ def test_a_skill_called_as_a_tool_gets_its_own_feedback() -> None:
 
 
 def test_a_skill_is_distilled_from_the_commands_that_changed_the_workspace() -> None:
-    from hillclimber.skills.learn import Step, changed_workspace, distill
+    from hillclimber.skills.learn import ToolStep, changed_workspace, distill
 
     instruction = "Copy /app/input.txt to /app/backup/input.txt. Then count its lines."
     steps = [
-        Step("read_file", {"path": "/app/input.txt"}, True),
-        Step("run_command", {"command": "cat /app/input.txt | wc -l"}, True),
-        Step("run_command", {"command": "mkdir -p /app/backup"}, False),
-        Step(
+        ToolStep("read_file", {"path": "/app/input.txt"}, True),
+        ToolStep("run_command", {"command": "cat /app/input.txt | wc -l"}, True),
+        ToolStep("run_command", {"command": "mkdir -p /app/backup"}, False),
+        ToolStep(
             "run_command",
             {"command": "mkdir -p /app/backup && cp /app/input.txt /app/backup/"},
             True,
         ),
-        Step("write_file", {"path": "/app/count.txt", "content": "3\nmore\n"}, True),
+        ToolStep("write_file", {"path": "/app/count.txt", "content": "3\nmore\n"}, True),
     ]
     assert [changed_workspace(s) for s in steps] == [False, False, False, True, True]
     skill = distill(instruction, steps, task_id="copy-it")
@@ -314,7 +314,7 @@ def test_a_skill_is_distilled_from_the_commands_that_changed_the_workspace() -> 
 
 
 def test_steps_are_read_back_from_a_trajectory() -> None:
-    from hillclimber.skills.learn import Step, steps_from_trajectory
+    from hillclimber.skills.learn import ToolStep, steps_from_trajectory
 
     doc = {
         "steps": [
@@ -330,6 +330,6 @@ def test_steps_are_read_back_from_a_trajectory() -> None:
         ]
     }
     assert steps_from_trajectory(doc) == [
-        Step("run_command", {"command": "ls"}, True),
-        Step("write_file", {"path": "x"}, False),
+        ToolStep("run_command", {"command": "ls"}, True),
+        ToolStep("write_file", {"path": "x"}, False),
     ]

@@ -57,7 +57,7 @@ def _import() -> Any:
     return minisweagent
 
 
-class SandboxEnvironment:
+class MiniSweEnvironment:
     """Our sandbox behind mini-swe-agent's `Environment` interface."""
 
     def __init__(self, ctx: AgentContext, env: dict[str, str], timeout: int) -> None:
@@ -145,7 +145,7 @@ class MiniSweAgent:
         agent_config = {**config["agent"], "output_path": ctx.log_dir / TRAJECTORY}
         agent_config["wall_time_limit_seconds"] = max(int(ctx.remaining()), 1)
         model_config = self.model_config(config.get("model", {}))
-        environment = SandboxEnvironment(
+        environment = MiniSweEnvironment(
             ctx, config.get("environment", {}).get("env", {}), COMMAND_TIMEOUT_SEC
         )
         model = within_time(LitellmTextbasedModel, ctx)(**model_config)

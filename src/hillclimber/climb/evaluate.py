@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hillclimber.climb.store import ClimbStore, Evaluation, Split, changes_key
+from hillclimber.climb.store import ClimbStore, SettingScore, Split, changes_key
 from hillclimber.climb.tasks import Group
 from hillclimber.compare import folder_name
 from hillclimber.harness.config import HarnessConfig
@@ -77,12 +77,12 @@ class Evaluator:
 
     def train(
         self, changes: dict[str, Any], *, seed: int = 0, bar: float | None = None
-    ) -> Evaluation:
+    ) -> SettingScore:
         return self.evaluate(changes, "train", seed=seed, bar=bar)
 
     def evaluate(
         self, changes: dict[str, Any], split: Split, *, seed: int = 0, bar: float | None = None
-    ) -> Evaluation:
+    ) -> SettingScore:
         self.asked.append((split, changes_key(changes)))
         stored = self.store.evaluation(changes, split, seed)
         if stored is not None:
@@ -104,7 +104,7 @@ class Evaluator:
             pruned = True
         else:
             pruned = False
-        done = Evaluation(
+        done = SettingScore(
             changes, split, seed, tally.solved, len(tally.passed), tally.total, pruned,
             tally.seconds, tally.passed, str(where),
         )  # fmt: skip

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from hillclimber.climb.space import Dimension
-from hillclimber.climb.store import Evaluation, Step, changes_key, described
+from hillclimber.climb.store import PathStep, SettingScore, changes_key, described
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 
@@ -35,7 +35,7 @@ SEES_TESTS = "the agent may not see the tests that score it (feedback tests)"
 class Evaluate(Protocol):
     def __call__(
         self, changes: dict[str, Any], *, seed: int = 0, bar: float | None = None
-    ) -> Evaluation:
+    ) -> SettingScore:
         """The setting's score on the train tasks; with `bar`, it may stop (pruned) once it
         can no longer solve more than `bar`."""
 
@@ -55,7 +55,7 @@ class Budget:
             return False
         return self.seconds is None or self.spent_seconds < self.seconds
 
-    def spend(self, done: Evaluation) -> None:
+    def spend(self, done: SettingScore) -> None:
         self.spent_trials += done.finished
         self.spent_seconds += done.seconds
 
@@ -86,7 +86,7 @@ class Outcome:
     best_score: float
     stopped: str
     budget: Budget
-    steps: list[Step] = field(default_factory=list)
+    steps: list[PathStep] = field(default_factory=list)
 
 
 @dataclass
@@ -96,18 +96,18 @@ class _Climb:
     evaluate: Evaluate
     budget: Budget
     train_size: int
-    record: Callable[[Step], None]
-    steps: list[Step] = field(default_factory=list)
+    record: Callable[[PathStep], None]
+    steps: list[PathStep] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     """Every setting met, tried or skipped."""
 
     def step(self, kind: Any, changes: dict[str, Any], setting: str, score: float | None,
              best: float | None, kept: bool, note: str = "") -> None:  # fmt: skip
-        made = Step(len(self.steps) + 1, kind, changes, setting, score, best, kept, note)
+        made = PathStep(len(self.steps) + 1, kind, changes, setting, score, best, kept, note)
         self.steps.append(made)
         self.record(made)
 
-    def score(self, changes: dict[str, Any], bar: float) -> Evaluation | None:
+    def score(self, changes: dict[str, Any], bar: float) -> SettingScore | None:
         """The candidate evaluated on train; None when the budget cannot pay for it."""
         if not self.budget.allows(self.train_size):
             return None
@@ -133,7 +133,7 @@ def value_of(config: HarnessConfig, key: str) -> Any:
     return getattr(getattr(config, group) if group else config, name)
 
 
-def noise(evaluate: Evaluate, repeats: int, budget: Budget, train_size: int) -> list[Evaluation]:
+def noise(evaluate: Evaluate, repeats: int, budget: Budget, train_size: int) -> list[SettingScore]:
     """The starting setting's scores over `repeats` seeds."""
     if not budget.allows(repeats * train_size):
         raise HillclimberError(
@@ -157,7 +157,7 @@ def search(
     repeats: int = 2,
     min_noise: int = 0,
     budget: Budget | None = None,
-    record: Callable[[Step], None] = lambda step: None,
+    record: Callable[[PathStep], None] = lambda step: None,
 ) -> Outcome:
     """Coordinate ascent from `start` (see the module's doc)."""
     budget = budget or Budget()
@@ -198,7 +198,7 @@ def _dimension(
     bar = best_score + spread
     current = value_of(climb.start.with_settings(best), dim.key)
     winner: tuple[dict[str, Any], float] | None = None
-    tried: list[tuple[dict[str, Any], str, Evaluation]] = []
+    tried: list[tuple[dict[str, Any], str, SettingScore]] = []
     stopped = ""
     for value in dim.values:
         if value == current:

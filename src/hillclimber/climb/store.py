@@ -66,7 +66,7 @@ def _word(value: Any) -> str:
 
 
 @dataclass(frozen=True)
-class Evaluation:
+class SettingScore:
     """A setting on a set of tasks, scored by the tasks' own tests after the agent stopped."""
 
     changes: dict[str, Any]
@@ -86,7 +86,7 @@ class Evaluation:
 
 
 @dataclass(frozen=True)
-class Step:
+class PathStep:
     """One step of the path: the noise measured, a setting tried (kept or not) or skipped, a
     held-out score."""
 
@@ -125,7 +125,7 @@ class ClimbStore:
                 "INSERT OR REPLACE INTO climb (key, value) VALUES (?, ?)", (key, json.dumps(value))
             )
 
-    def evaluation(self, changes: dict[str, Any], split: Split, seed: int) -> Evaluation | None:
+    def evaluation(self, changes: dict[str, Any], split: Split, seed: int) -> SettingScore | None:
         row = self.db.execute(
             "SELECT changes, split, seed, solved, finished, total, pruned, seconds, passed, "
             "run_dir FROM evaluations WHERE changes = ? AND split = ? AND seed = ?",
@@ -133,14 +133,14 @@ class ClimbStore:
         ).fetchone()
         return None if row is None else _evaluation(row)
 
-    def evaluations(self) -> list[Evaluation]:
+    def evaluations(self) -> list[SettingScore]:
         rows = self.db.execute(
             "SELECT changes, split, seed, solved, finished, total, pruned, seconds, passed, "
             "run_dir FROM evaluations ORDER BY rowid"
         )
         return [_evaluation(row) for row in rows]
 
-    def add_evaluation(self, done: Evaluation) -> None:
+    def add_evaluation(self, done: SettingScore) -> None:
         with self.db:
             self.db.execute(
                 "INSERT OR REPLACE INTO evaluations VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -163,7 +163,7 @@ class ClimbStore:
         with self.db:
             self.db.execute("DELETE FROM steps")
 
-    def add_step(self, step: Step) -> None:
+    def add_step(self, step: PathStep) -> None:
         row = asdict(step)
         with self.db:
             self.db.execute(
@@ -180,19 +180,19 @@ class ClimbStore:
                 ),
             )
 
-    def steps(self) -> list[Step]:
+    def steps(self) -> list[PathStep]:
         rows = self.db.execute(
             "SELECT n, kind, changes, setting, score, best, kept, note FROM steps ORDER BY n"
         )
         return [
-            Step(n, kind, json.loads(changes), setting, score, best, bool(kept), note)
+            PathStep(n, kind, json.loads(changes), setting, score, best, bool(kept), note)
             for n, kind, changes, setting, score, best, kept, note in rows
         ]
 
 
-def _evaluation(row: tuple[Any, ...]) -> Evaluation:
+def _evaluation(row: tuple[Any, ...]) -> SettingScore:
     changes, split, seed, solved, finished, total, pruned, seconds, passed, run_dir = row
-    return Evaluation(
+    return SettingScore(
         json.loads(changes), split, seed, solved, finished, total, bool(pruned), seconds,
         json.loads(passed), run_dir,
     )  # fmt: skip

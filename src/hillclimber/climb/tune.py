@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from hillclimber.climb.evaluate import Evaluator
 from hillclimber.climb.search import Budget, search
 from hillclimber.climb.space import Dimension
-from hillclimber.climb.store import Step
+from hillclimber.climb.store import PathStep
 
 RESULT = "result"
 """The store's key for the summary of a finished climb."""
@@ -65,11 +65,11 @@ def tune(
     )
     n = len(outcome.steps)
     start = evaluator.evaluate({}, "held-out")
-    store.add_step(Step(n + 1, "held-out", {}, "start", start.solved, None, False))
+    store.add_step(PathStep(n + 1, "held-out", {}, "start", start.solved, None, False))
     tuned = start
     if outcome.best:
         tuned = evaluator.evaluate(outcome.best, "held-out")
-        store.add_step(Step(n + 2, "held-out", outcome.best, "tuned", tuned.solved, None, True))
+        store.add_step(PathStep(n + 2, "held-out", outcome.best, "tuned", tuned.solved, None, True))
     summary = Summary(
         start=start_name,
         changes=outcome.best,

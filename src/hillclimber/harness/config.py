@@ -89,7 +89,7 @@ class View(_Settings):
     its files replaces the shipped file's texts key by key; none: the shipped ones."""
 
 
-class Completion(_Settings):
+class CompletionSettings(_Settings):
     """When the loop may end."""
 
     verify_gated: bool = True
@@ -136,7 +136,7 @@ class Climbing(_Settings):
     offered (none: always offered)."""
 
 
-class Guards(_Settings):
+class GuardSettings(_Settings):
     """Which rules may refuse a call before it runs (harness/guards)."""
 
     rules: tuple[str, ...] = ()
@@ -249,9 +249,9 @@ class HarnessConfig(_Settings):
     command_timeout_sec: float = COMMAND_TIMEOUT_SEC
     ask: Asking = Asking()
     view: View = View()
-    completion: Completion = Completion()
+    completion: CompletionSettings = CompletionSettings()
     climbing: Climbing = Climbing()
-    guards: Guards = Guards()
+    guards: GuardSettings = GuardSettings()
     checks: Checks = Checks()
     planning: Planning = Planning()
     skills: SkillSettings = SkillSettings()

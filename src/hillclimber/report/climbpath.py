@@ -12,7 +12,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 from rich.table import Table
 
-from hillclimber.climb.store import ARGUMENTS, ClimbStore, Evaluation, Step, described
+from hillclimber.climb.store import ARGUMENTS, ClimbStore, PathStep, SettingScore, described
 from hillclimber.climb.tune import RESULT, Summary
 from hillclimber.report.plots import data_uri
 from hillclimber.results import read_trial
@@ -28,7 +28,7 @@ def _number(value: float | None) -> str:
     return "" if value is None else f"{value:g}"
 
 
-def _row(step: Step) -> list[str]:
+def _row(step: PathStep) -> list[str]:
     kept = "✓" if step.kept and step.kind == "try" else ""
     return [str(step.n), step.kind, step.setting, _number(step.score), _number(step.best), kept,
             step.note]  # fmt: skip
@@ -81,14 +81,14 @@ def _evaluation_rows(store: ClimbStore) -> list[list[str]]:
     return rows + under_way(store, evaluations)
 
 
-def _placed(store: ClimbStore, done: Evaluation) -> Evaluation:
+def _placed(store: ClimbStore, done: SettingScore) -> SettingScore:
     """The evaluation with its run folder found from the store's place (a climb started with a
     relative `--dir` stored a path relative to where it ran)."""
     stored = Path(done.run_dir)
     return replace(done, run_dir=str(store.path.parent / "runs" / stored.parent.name / stored.name))
 
 
-def under_way(store: ClimbStore, evaluations: list[Evaluation]) -> list[list[str]]:
+def under_way(store: ClimbStore, evaluations: list[SettingScore]) -> list[list[str]]:
     """Evaluations begun and not ended (running now, or cut by a stop: a resume goes on with
     them), from their run folders: the trials so far."""
     known = {Path(done.run_dir).resolve() for done in evaluations}  # placed (`_placed`)
@@ -128,13 +128,13 @@ def _changes(start: dict[str, object], setting: dict[str, object]) -> str:
     return described(changes) if start and setting else "?"
 
 
-def _evaluation_row(done: Evaluation, evaluations: list[Evaluation]) -> list[str]:
+def _evaluation_row(done: SettingScore, evaluations: list[SettingScore]) -> list[str]:
     ran = f"{done.finished}/{done.total}" + (" pruned" if done.pruned else "")
     return [done.split, described(done.changes), str(done.seed), str(done.solved), ran,
             f"{done.seconds / 3600:.1f}", versus_start(done, evaluations)]  # fmt: skip
 
 
-def versus_start(done: Evaluation, evaluations: list[Evaluation]) -> str:
+def versus_start(done: SettingScore, evaluations: list[SettingScore]) -> str:
     """Which tasks make the difference, against the start's other runs on the same tasks:
     `+task` solved here and in none of them, `-task` solved in all of them and not here (among
     the tasks this evaluation ran). What a score alone hides: whether a gain is one task the
@@ -152,7 +152,7 @@ def versus_start(done: Evaluation, evaluations: list[Evaluation]) -> str:
                      *(f"-{t}" for t in sorted(lost))])  # fmt: skip
 
 
-def self_failed(done: Evaluation) -> set[str]:
+def self_failed(done: SettingScore) -> set[str]:
     """The tasks of an evaluation whose tests passed though the agent's own checks failed its
     result at the end (`loop_exit: verification_failed`), read from its run folder."""
     found: set[str] = set()
@@ -163,7 +163,7 @@ def self_failed(done: Evaluation) -> set[str]:
     return found
 
 
-def path_plot(steps: list[Step]) -> str:
+def path_plot(steps: list[PathStep]) -> str:
     """Score per step: each setting tried on train (kept ones filled), the best so far, and the
     held-out scores of the start and the tuned setting after the search."""
     figure = Figure(figsize=(max(5.0, 0.45 * len(steps) + 2), 3.4))

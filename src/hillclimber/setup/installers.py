@@ -9,6 +9,16 @@ import re
 from collections.abc import Callable, Sequence
 
 from hillclimber.sandbox.base import APP
+from hillclimber.setup.decision import (
+    Context,
+    Decision,
+    dynamic,
+    installs,
+    merge,
+    name_set,
+    plain_command,
+    writable,
+)
 from hillclimber.setup.pip import (
     PipArgument,
     install_arguments,
@@ -22,35 +32,25 @@ from hillclimber.setup.presence import (
     npm_global_installed,
     pip_version,
 )
-from hillclimber.setup.verdict import (
-    Context,
-    Verdict,
-    dynamic,
-    installs,
-    merge,
-    name_set,
-    plain_command,
-    writable,
-)
 from hillclimber.shell.words import Words, operands
 
 
-def classify(words: Words, ctx: Context) -> Verdict:
+def classify(words: Words, ctx: Context) -> Decision:
     """Decide about one simple command: skip it, run it, or say what it needs."""
     name = words.name
     args = words.args
     if not args:
-        return Verdict()
+        return Decision()
     pip_args = pip_arguments(words)
     if pip_args is not None:
         sub = pip_args[0] if pip_args else ""
         if sub == "install":
             return _pip(pip_args[1:], ctx)
         if sub in ("uninstall", "cache", "config"):
-            return Verdict.skip(f"pip {sub} (not needed here)")
+            return Decision.skip(f"pip {sub} (not needed here)")
         if sub == "sync":
             return _pip(["-r", *pip_args[1:]], ctx)
-        return Verdict()
+        return Decision()
     if name in ("apt-get", "apt", "aptitude", "apk", "yum", "dnf", "microdnf"):
         return _apt(words)
     handler = _HANDLERS.get(name)
@@ -67,34 +67,34 @@ _APT_NOOPS = name_set(
 )
 
 
-def _apt(words: Words) -> Verdict:
+def _apt(words: Words) -> Decision:
     positional = operands(words.args[1:], frozenset({"-o", "-t", "-c", "--target-release"}))
     if not positional:
-        return Verdict()
+        return Decision()
     sub, names = positional[0], positional[1:]
     if sub in _APT_NOOPS:
-        return Verdict.skip(f"apt-get {sub} (not needed here)")
+        return Decision.skip(f"apt-get {sub} (not needed here)")
     if sub not in ("install", "reinstall", "add"):  # `add` for apk
-        return Verdict()
+        return Decision()
     if any(dynamic(name) for name in names):
-        return Verdict.need(None, f"packages computed at build time ({' '.join(names)})")
+        return Decision.need(None, f"packages computed at build time ({' '.join(names)})")
     local = [name for name in names if name.endswith(".deb") or "/" in name]
     if local:
-        return Verdict.need(None, *[f"install of local package {name}" for name in local])
+        return Decision.need(None, *[f"install of local package {name}" for name in local])
     if not names:
-        return Verdict.skip(f"apt-get {sub} with no packages")
+        return Decision.skip(f"apt-get {sub} with no packages")
     return installs("apt", names, _deb_present)
 
 
-def _pip(args: Sequence[str], ctx: Context) -> Verdict:
+def _pip(args: Sequence[str], ctx: Context) -> Decision:
     """`pip install ARGS` (also `uv pip install`, `uv add`): requirements and local projects."""
-    verdict = Verdict()
+    verdict = Decision()
     specs = _specs(install_arguments(args), "", ctx, verdict)
     return merge(verdict, _pip_specs(specs))
 
 
 def _specs(
-    arguments: Sequence[PipArgument], folder: str, ctx: Context, verdict: Verdict
+    arguments: Sequence[PipArgument], folder: str, ctx: Context, verdict: Decision
 ) -> list[str]:
     """Package specs and projects, requirements files (relative to `folder`) read in place."""
     specs: list[str] = []
@@ -106,7 +106,7 @@ def _specs(
     return specs
 
 
-def _requirements(path: str, ctx: Context, verdict: Verdict) -> list[str]:
+def _requirements(path: str, ctx: Context, verdict: Decision) -> list[str]:
     """Requirement specs from a requirements file the build context provides."""
     target = posixpath.normpath(posixpath.join(ctx.cwd, path))
     host = ctx.find_file(target) if path and path not in ("-", "/dev/stdin") else None
@@ -119,7 +119,7 @@ def _requirements(path: str, ctx: Context, verdict: Verdict) -> list[str]:
     return _specs(lines, posixpath.dirname(target), ctx, verdict)
 
 
-def _pip_specs(specs: Sequence[str]) -> Verdict:
+def _pip_specs(specs: Sequence[str]) -> Decision:
     names: list[str] = []
     needs: list[tuple[str | None, str]] = []
     for spec in specs:
@@ -132,7 +132,7 @@ def _pip_specs(specs: Sequence[str]) -> Verdict:
             needs.append(("pip", f"{match.group(1)} (from {match.group(3)[1:].strip()})"))
         else:
             names.append(match.group(1))
-    verdict = installs("pip", names, pip_version) if names else Verdict("skip")
+    verdict = installs("pip", names, pip_version) if names else Decision("skip")
     verdict.needs = needs + verdict.needs
     if verdict.needs:
         verdict.action = "need"
@@ -144,93 +144,93 @@ def _urls(args: Sequence[str]) -> list[str]:
     return [arg for arg in args if re.match(r"(?:https?|ftp)://", arg) and not local.match(arg)]
 
 
-def _curl(words: Words, ctx: Context) -> Verdict:
+def _curl(words: Words, ctx: Context) -> Decision:
     urls = _urls(words.args[1:])
     if urls:
-        return Verdict.need(None, *[f"download {url}" for url in urls])
+        return Decision.need(None, *[f"download {url}" for url in urls])
     return plain_command(words, ctx)
 
 
-def _git(words: Words, ctx: Context) -> Verdict:
+def _git(words: Words, ctx: Context) -> Decision:
     sub = operands(words.args[1:], frozenset({"-C", "-c"}))
     remote = [arg for arg in sub[1:] if re.match(r"\w+://|git@", arg)]
     if sub[:1] == ["clone"] and remote:
-        return Verdict.need(None, f"git clone {remote[0]}")
+        return Decision.need(None, f"git clone {remote[0]}")
     if sub[:1] in (["fetch"], ["pull"], ["lfs"]) or sub[:2] == ["submodule", "update"]:
-        return Verdict.need(None, f"git {' '.join(sub[:2])} (network)")
+        return Decision.need(None, f"git {' '.join(sub[:2])} (network)")
     return plain_command(words, ctx)
 
 
-def _npm(words: Words, ctx: Context) -> Verdict:
+def _npm(words: Words, ctx: Context) -> Decision:
     args = words.args[1:]
     sub = operands(args)
     if not sub or sub[0] not in ("install", "i", "add", "ci"):
         if sub and sub[0] == "cache":
-            return Verdict.skip(f"{words.name} cache (not needed here)")
+            return Decision.skip(f"{words.name} cache (not needed here)")
         return plain_command(words, ctx)
     names = sub[1:]
     if not ({"-g", "--global"} & set(args)):
         what = ", ".join(names) if names else "project dependencies"
-        return Verdict.need(words.name, f"{what} (into {ctx.cwd})")
+        return Decision.need(words.name, f"{what} (into {ctx.cwd})")
     return installs("npm", names, lambda n: "" if npm_global_installed(n) else None)
 
 
-def _tool_install(words: Words, ctx: Context) -> Verdict:
+def _tool_install(words: Words, ctx: Context) -> Decision:
     """`cargo/gem/go/pipx install X`: present if a command of that name exists."""
     sub = operands(words.args[1:])
     if sub[:2] == ["mod", "download"]:
-        return Verdict.need(None, f"{words.name} mod download (network)")
+        return Decision.need(None, f"{words.name} mod download (network)")
     if not sub or sub[0] not in ("install", "get"):
         return plain_command(words, ctx)
     names = [re.split(r"@", posixpath.basename(n))[0] or n for n in sub[1:]]
     return installs(words.name, names, lambda n: "" if command_available(n) else None)
 
 
-def _conda(words: Words, ctx: Context) -> Verdict:
+def _conda(words: Words, ctx: Context) -> Decision:
     sub = operands(words.args[1:], frozenset({"-c", "--channel", "-n", "--name", "-p"}))
     if sub[:1] in (["install"], ["create"]):
-        return Verdict.need("conda", *(sub[1:] or ["an environment"]))
+        return Decision.need("conda", *(sub[1:] or ["an environment"]))
     return plain_command(words, ctx)
 
 
-def _uv(words: Words, ctx: Context) -> Verdict:
+def _uv(words: Words, ctx: Context) -> Decision:
     sub = list(words.args[1:2])
     if sub == ["add"]:
         return _pip(list(words.args[2:]), ctx)
     if sub in (["sync"], ["lock"]):
-        return Verdict.need(None, f"uv {sub[0]} (project dependencies from the network)")
+        return Decision.need(None, f"uv {sub[0]} (project dependencies from the network)")
     if sub == ["python"] and words.args[2:3] == ("install",):
-        return Verdict.need(None, "uv python install (download)")
+        return Decision.need(None, "uv python install (download)")
     return plain_command(words, ctx)
 
 
-def _dpkg(words: Words, ctx: Context) -> Verdict:
+def _dpkg(words: Words, ctx: Context) -> Decision:
     if {"-i", "--install"} & set(words.args):
         files = operands(words.args[1:])
-        return Verdict.need(None, *[f"install of local package {f}" for f in files])
+        return Decision.need(None, *[f"install of local package {f}" for f in files])
     return plain_command(words, ctx)
 
 
-def _system_noop(words: Words, ctx: Context) -> Verdict:
-    return Verdict.skip(f"{words.name} (changes the system image; not needed here)")
+def _system_noop(words: Words, ctx: Context) -> Decision:
+    return Decision.skip(f"{words.name} (changes the system image; not needed here)")
 
 
-def _rm(words: Words, ctx: Context) -> Verdict:
+def _rm(words: Words, ctx: Context) -> Decision:
     """Removing files outside the writable folders (apt lists, caches) is moot here."""
     targets = operands(words.args[1:])
     if targets and all(t.startswith("/") and not writable(t) for t in targets):
-        return Verdict.skip(f"rm {' '.join(targets)} (outside {APP}, nothing to remove)")
+        return Decision.skip(f"rm {' '.join(targets)} (outside {APP}, nothing to remove)")
     return plain_command(words, ctx)
 
 
-def _hf(words: Words, ctx: Context) -> Verdict:
+def _hf(words: Words, ctx: Context) -> Decision:
     if "download" in words.args[1:3]:
         what = " ".join(operands(words.args[2:])[:1])
-        return Verdict.need(None, f"download from Hugging Face {what}".rstrip())
+        return Decision.need(None, f"download from Hugging Face {what}".rstrip())
     return plain_command(words, ctx)
 
 
-_HANDLERS: dict[str, Callable[[Words, Context], Verdict]] = {
+_HANDLERS: dict[str, Callable[[Words, Context], Decision]] = {
     "curl": _curl,
     "wget": _curl,
     "git": _git,

@@ -25,12 +25,12 @@ from pathlib import Path
 
 from hillclimber.errors import TaskLoadError
 from hillclimber.sandbox.base import APP, STANDARD_PATH
+from hillclimber.setup.decision import WRITABLE, Context, writable
 from hillclimber.setup.dockerfile import parse_dockerfile
 from hillclimber.setup.dockerignore import dockerignore
 from hillclimber.setup.instructions import Copy, Dockerfile, Run, Workdir
 from hillclimber.setup.presence import command_available
 from hillclimber.setup.requirements import ScriptAnalysis, analyze_script, render_needs
-from hillclimber.setup.verdict import WRITABLE, Context, writable
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
 from hillclimber.task import Task

@@ -1,6 +1,6 @@
 """What a shell script needs that this machine may not have (packages, downloads, writes
 outside the sandbox's folders), and which of its commands can be skipped because it already
-has it. Each simple command gets a `Verdict` (see `installers`); the script keeps its shape,
+has it. Each simple command gets a `Decision` (see `installers`); the script keeps its shape,
 with skipped commands replaced by `true`.
 """
 
@@ -11,9 +11,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from hillclimber.setup.decision import Context, Decision
 from hillclimber.setup.dockerwords import substitute
 from hillclimber.setup.installers import classify
-from hillclimber.setup.verdict import Context, Verdict
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
 
@@ -31,7 +31,7 @@ class ScriptAnalysis:
 
 
 def analyze_script(script: str, ctx: Context | None = None) -> ScriptAnalysis:
-    """Classify every simple command of `script` (see `Verdict`)."""
+    """Classify every simple command of `script` (see `Decision`)."""
     ctx = ctx or Context()
     ctx = dataclasses.replace(ctx, functions=ctx.functions | set(_FUNCTION_DEF.findall(script)))
     analysis = ScriptAnalysis()
@@ -40,7 +40,7 @@ def analyze_script(script: str, ctx: Context | None = None) -> ScriptAnalysis:
     for command in reversed(split_commands(script)):
         text = substitute(command.text, ctx.env, only_known=True)
         words = read_words(text)
-        verdict = classify(words, ctx) if words is not None else Verdict()
+        verdict = classify(words, ctx) if words is not None else Decision()
         analysis.needs[:0] = verdict.needs
         analysis.satisfied[:0] = verdict.satisfied
         if verdict.action == "skip":

@@ -79,13 +79,13 @@ LOOKERS = frozenset(
 
 
 @dataclass(frozen=True)
-class Step:
+class ToolStep:
     tool: str
     arguments: Mapping[str, Any]
     success: bool
 
 
-def changed_workspace(step: Step) -> bool:
+def changed_workspace(step: ToolStep) -> bool:
     """Whether a successful step changed files: every write and edit, and a command unless
     it only looks."""
     if not step.success:
@@ -101,7 +101,7 @@ def changed_workspace(step: Step) -> bool:
 
 
 def distill(
-    instruction: str, steps: Iterable[Step], *, task_id: str, workdir: str = "/app"
+    instruction: str, steps: Iterable[ToolStep], *, task_id: str, workdir: str = "/app"
 ) -> Skill | None:
     """A candidate skill from the changing steps of a solved task, or None when no command
     changed anything (the files written are the task's own data, and a weak check may have
@@ -129,7 +129,7 @@ def distill(
     )
 
 
-def _describe(step: Step) -> str:
+def _describe(step: ToolStep) -> str:
     args = step.arguments
     path = str(args.get("path", ""))
     if step.tool == "run_command":
@@ -167,10 +167,10 @@ def _first_sentence(text: str) -> str:
     return match.group(1) if match else flat
 
 
-def steps_from_trajectory(doc: Mapping[str, Any]) -> list[Step]:
+def steps_from_trajectory(doc: Mapping[str, Any]) -> list[ToolStep]:
     """The tool calls of a trajectory written by `TrajectoryWriter`, with their success."""
     return [
-        Step(str(call.get("function_name", "")), call.get("arguments") or {}, result["success"])
+        ToolStep(str(call.get("function_name", "")), call.get("arguments") or {}, result["success"])
         for step in read_steps(dict(doc))
         for call, result in zip(step.calls, step.results, strict=False)
     ]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from hillclimber.harness.config import SkillSettings
 from hillclimber.harness.recording.events import Event, ToolRan
-from hillclimber.skills.learn import Step, distill
+from hillclimber.skills.learn import ToolStep, distill
 from hillclimber.skills.rank import Scored
 from hillclimber.skills.select import choose, section
 from hillclimber.skills.store import SkillStore, default_path
@@ -29,7 +29,7 @@ class TrialSkills:
         self.shown: list[Scored] = (
             choose(settings, instruction, task_id=task_id, store=self.store) if show else []
         )
-        self.steps: list[Step] = []
+        self.steps: list[ToolStep] = []
 
     @property
     def ids(self) -> list[str]:
@@ -40,7 +40,7 @@ class TrialSkills:
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolRan):
-            self.steps.append(Step(event.tool, event.arguments, event.success))
+            self.steps.append(ToolStep(event.tool, event.arguments, event.success))
 
     def finish(self, *, passed: bool, feedback: str, trial: str) -> str | None:
         """Count the skills shown and learn from a pass; the id of the skill learned, if any."""

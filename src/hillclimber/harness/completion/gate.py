@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from hillclimber.harness.config import Completion
+from hillclimber.harness.config import CompletionSettings
 from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
@@ -44,7 +44,7 @@ class Told:
 class Gate:
     def __init__(
         self,
-        settings: Completion,
+        settings: CompletionSettings,
         check: Callable[[], Evaluation] | None,
         state: LoopState,
         events: EventBus,

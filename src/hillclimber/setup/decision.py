@@ -28,7 +28,7 @@ Action = Literal["run", "skip", "need"]
 
 
 @dataclass
-class Verdict:
+class Decision:
     """What to do with one simple command.
 
     `skip`: replace it by `true` (already satisfied, or meaningless here); `run`: run it as is;
@@ -41,11 +41,11 @@ class Verdict:
     satisfied: list[str] = field(default_factory=list)
 
     @classmethod
-    def skip(cls, note: str) -> Verdict:
+    def skip(cls, note: str) -> Decision:
         return cls("skip", [], [note])
 
     @classmethod
-    def need(cls, group: str | None, *names: str) -> Verdict:
+    def need(cls, group: str | None, *names: str) -> Decision:
         return cls("need", [(group, name) for name in names])
 
 
@@ -60,20 +60,20 @@ class Context:
     """Shell functions the script defines: commands that need no installing."""
 
 
-def installs(group: str, names: Sequence[str], present: Callable[[str], str | None]) -> Verdict:
+def installs(group: str, names: Sequence[str], present: Callable[[str], str | None]) -> Decision:
     """Skip if every name is present (noting versions), else need the missing ones."""
     missing = [name for name in names if present(name) is None]
     if missing:
-        return Verdict.need(group, *missing)
+        return Decision.need(group, *missing)
     notes = [f"{group}: {name} {present(name)}".rstrip() for name in names]
-    return Verdict("skip", [], [f"{note} (installed)" for note in notes])
+    return Decision("skip", [], [f"{note} (installed)" for note in notes])
 
 
-def merge(first: Verdict, second: Verdict) -> Verdict:
+def merge(first: Decision, second: Decision) -> Decision:
     """Both verdicts' needs and notes; skipped only if `second` is and nothing is needed."""
     needs = first.needs + second.needs
     action: Action = "need" if needs else ("skip" if second.action == "skip" else "run")
-    return Verdict(action, needs, first.satisfied + second.satisfied)
+    return Decision(action, needs, first.satisfied + second.satisfied)
 
 
 def dynamic(word: str) -> bool:
@@ -97,14 +97,14 @@ _BUILTINS = name_set(
 _COMMAND_NAME = re.compile(r"[A-Za-z0-9_.+-]+")
 
 
-def plain_command(words: Words, ctx: Context) -> Verdict:
+def plain_command(words: Words, ctx: Context) -> Decision:
     """A plain command: runs as is, unless it writes outside the sandbox or is not installed."""
     outside = [t for t in _write_targets(words) if not writable(t)]
     if outside:
         made = [_link(words, t) for t in outside] if words.name == "ln" else outside
         if words.name in ("mkdir", "ln") and all(Path(t).exists() for t in made):
-            return Verdict.skip(f"{words.name} {' '.join(outside)} (already exists here)")
-        return Verdict.need(None, *[f"writes {t}, outside {APP}" for t in outside])
+            return Decision.skip(f"{words.name} {' '.join(outside)} (already exists here)")
+        return Decision.need(None, *[f"writes {t}, outside {APP}" for t in outside])
     name = words.args[0]
     if (
         "/" not in name
@@ -116,8 +116,8 @@ def plain_command(words: Words, ctx: Context) -> Verdict:
         and not command_available(name)
         and not _path_has_writable(ctx.env)
     ):
-        return Verdict.need("commands", name)
-    return Verdict()
+        return Decision.need("commands", name)
+    return Decision()
 
 
 def _link(words: Words, target: str) -> str:
