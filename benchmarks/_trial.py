@@ -15,8 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.errors import SetupError, TaskLoadError, Unsupported
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.prompting.templates import shipped

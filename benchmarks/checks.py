@@ -40,8 +40,8 @@ from typing import Any
 
 from _trial import load_tasks, prepare
 
-from hillclimber.agents.base import AgentContext
 from hillclimber.agents.oracle import OracleAgent
+from hillclimber.context import AgentContext
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.checks import AcceptanceChecks, build_checks
 from hillclimber.harness.checks.base import Check

@@ -40,8 +40,8 @@ from pathlib import Path
 from _trial import load_tasks, prepare
 from checks import trials_under
 
-from hillclimber.agents.base import AgentContext
 from hillclimber.agents.oracle import OracleAgent
+from hillclimber.context import AgentContext
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.checks import build_checks
 from hillclimber.image import find_engine, needs_image

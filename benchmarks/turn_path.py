@@ -24,8 +24,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 
-from hillclimber.agents.base import AgentContext  # noqa: E402
 from hillclimber.agents.harness import HarnessAgent  # noqa: E402
+from hillclimber.context import AgentContext  # noqa: E402
 from hillclimber.harness.presets import preset  # noqa: E402
 from hillclimber.loaders import load_task  # noqa: E402
 from hillclimber.models import ModelProfile, ScriptedModel  # noqa: E402

@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hillclimber.agents.base import AgentContext
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.harness.presets import preset
 from hillclimber.loaders import load_task
 from hillclimber.models import ModelProfile, ScriptedModel

@@ -11,8 +11,9 @@ from hillclimber import __version__
 from hillclimber.harness.presets import preset
 from hillclimber.loaders import load_dataset
 from hillclimber.models import ModelConfig
+from hillclimber.paths import write_json
 from hillclimber.report.rundata import COMPARISON_FILE, Comparison
-from hillclimber.results import RunConfig, write_json
+from hillclimber.results import RunConfig
 from hillclimber.runner import Run
 from hillclimber.sandbox import pick_sandbox_kind
 

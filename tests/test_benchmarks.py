@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.results import ExitReason, TrialResult, write_json
+from hillclimber.paths import write_json
+from hillclimber.results import ExitReason, TrialResult
 from hillclimber.sandbox import SandboxKind
 
 from conftest import FIXTURES, REPO, require_images, require_sandbox

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents.base import AgentContext, AgentOutcome, Ended
+from hillclimber.agents.base import AgentOutcome, Ended
+from hillclimber.context import AgentContext
 from hillclimber.loaders import load_dataset
 from hillclimber.provenance import source_commit
 from hillclimber.results import TrialResult, pass_at_k, read_trial

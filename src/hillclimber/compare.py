@@ -21,8 +21,9 @@ from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
 from hillclimber.models.serve import serve
+from hillclimber.paths import write_json
 from hillclimber.report.rundata import COMPARISON_FILE, Comparison
-from hillclimber.results import RunConfig, write_json
+from hillclimber.results import RunConfig
 from hillclimber.runner import Run
 from hillclimber.task import Task
 

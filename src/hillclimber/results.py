@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -16,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from hillclimber.grades import Grade
 from hillclimber.harness.config import HarnessConfig
-from hillclimber.image.build import TaskImage
+from hillclimber.image.build import ImageRecord
 from hillclimber.models import ModelConfig
 from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.tries.choice import TriesRecord
@@ -34,31 +31,6 @@ class ExitReason(StrEnum):
     VERIFIED_SELF = "verified_self"  # no tests, but every acceptance check the harness made passes
     UNVERIFIED = "unverified"  # no tests, and no checks or not all of them pass
     ERROR = "error"
-
-
-class ImageRecord(BaseModel):
-    """The image a trial ran in (sandbox `container`)."""
-
-    tag: str
-    declared: str
-    """The image the task's Dockerfile names."""
-    substituted: dict[str, str] = Field(default_factory=dict)
-    """Image named by the task → the local base that stood in for it (none could be pulled)."""
-    note: str = ""
-    build_sec: float = 0.0
-    cached: bool = False
-    """Found built: the task and its bases had not changed."""
-
-    @classmethod
-    def of(cls, image: TaskImage) -> ImageRecord:
-        return cls(
-            tag=image.tag,
-            declared=image.declared,
-            substituted=image.substituted,
-            note=image.note(),
-            build_sec=image.build_sec,
-            cached=image.cached,
-        )
 
 
 def now() -> str:
@@ -215,21 +187,6 @@ def summarize(
         invalid_tasks=invalid_tasks or [],
         notes=notes or [],
     )
-
-
-def write_json(path: Path, model: BaseModel | dict[str, Any], indent: int | None = 2) -> None:
-    """Write atomically: a reader (or a resumed run) never sees half a file. `indent=None`
-    writes compact JSON with the C encoder (Python's own encoder does indented dumps, slowly)."""
-    text = (
-        model.model_dump_json(indent=indent)
-        if isinstance(model, BaseModel)
-        else json.dumps(model, indent=indent)
-    )
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w") as handle:
-        handle.write(text + "\n")
-    os.replace(tmp, path)
 
 
 def read_trial(path: Path) -> TrialResult | None:

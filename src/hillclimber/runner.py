@@ -15,6 +15,7 @@ from pathlib import Path
 from hillclimber import process
 from hillclimber.image import needs_image
 from hillclimber.image.engine import engine
+from hillclimber.paths import write_json
 from hillclimber.results import (
     ExitReason,
     RunConfig,
@@ -22,7 +23,6 @@ from hillclimber.results import (
     TrialResult,
     read_trial,
     summarize,
-    write_json,
 )
 from hillclimber.sandbox import APP, SandboxKind
 from hillclimber.task import Task

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from hillclimber.agents import Agent, AgentContext, AgentMaker, agent_maker
+from hillclimber.agents import Agent, AgentMaker, agent_maker
+from hillclimber.context import AgentContext
 from hillclimber.errors import (
     AgentTimeout,
     HillclimberError,
@@ -28,14 +29,14 @@ from hillclimber.errors import (
 from hillclimber.grades import grade
 from hillclimber.harness.config import Feedback, HarnessConfig
 from hillclimber.image import image_needs, image_sandbox
+from hillclimber.image.build import ImageRecord
 from hillclimber.models import ModelConfig
+from hillclimber.paths import write_json
 from hillclimber.provenance import source_commit
 from hillclimber.results import (
     ExitReason,
-    ImageRecord,
     TrialResult,
     now,
-    write_json,
 )
 from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
 from hillclimber.sandbox.limits import ResourceLimits

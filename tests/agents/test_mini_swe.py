@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents import AgentContext, make_agent
+from hillclimber.agents import make_agent
 from hillclimber.agents.mini_swe import SUBMIT, TRAJECTORY, MiniSweEnvironment
 from hillclimber.compare import load_setting, plan, served
+from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.loaders import load_task
 from hillclimber.models import ModelConfig

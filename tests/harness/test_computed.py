@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.harness.climbing.computed import _command, into, writes
 from hillclimber.harness.presets import preset
 from hillclimber.harness.programs import (

@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.errors import ContextExceeded
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import preset

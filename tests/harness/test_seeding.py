@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents.base import AgentContext
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.harness.instruction import named_paths
 from hillclimber.harness.presets import preset
 from hillclimber.harness.seeding import corrected_versions

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.completion.gate import Gate
 from hillclimber.harness.config import CompletionSettings

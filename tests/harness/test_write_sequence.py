@@ -8,8 +8,8 @@ import json
 import time
 from pathlib import Path
 
-from hillclimber.agents.base import AgentContext
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.harness.presets import preset
 from hillclimber.models import ScriptedModel
 from hillclimber.task import Task, TaskFormat

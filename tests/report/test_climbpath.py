@@ -4,8 +4,9 @@ from dataclasses import replace
 from pathlib import Path
 
 from hillclimber.climb.store import SettingScore, open_store
+from hillclimber.paths import write_json
 from hillclimber.report.climbpath import climb_page, under_way, versus_start
-from hillclimber.results import ExitReason, TrialResult, write_json
+from hillclimber.results import ExitReason, TrialResult
 
 
 def _done(changes: dict[str, object], seed: int, passed: dict[str, bool]) -> SettingScore:

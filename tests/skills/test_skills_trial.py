@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from hillclimber.agents.base import AgentContext
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.harness.presets import preset
 from hillclimber.loaders import load_task
 from hillclimber.models import ModelProfile, ScriptedModel

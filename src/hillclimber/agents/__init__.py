@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from hillclimber.agents.base import Agent, AgentContext, AgentOutcome
+from hillclimber.agents.base import Agent, AgentOutcome
 from hillclimber.agents.nop import NopAgent
 from hillclimber.agents.oracle import OracleAgent
 from hillclimber.errors import HillclimberError
@@ -15,7 +15,6 @@ __all__ = [
     "AGENTS",
     "PEERS",
     "Agent",
-    "AgentContext",
     "AgentMaker",
     "AgentOutcome",
     "agent_maker",

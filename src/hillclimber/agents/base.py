@@ -1,44 +1,14 @@
-"""The `Agent` protocol and the context a trial hands it."""
+"""The `Agent` protocol and how an agent's run ended (the context a trial hands it is
+`hillclimber/context.py`)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Protocol
 
-from hillclimber.sandbox import CommandResult, Sandbox, run_within
-from hillclimber.task import Task
+from hillclimber.context import AgentContext
 from hillclimber.verify.verifier import Evaluation
-
-
-@dataclass
-class AgentContext:
-    task: Task
-    sandbox: Sandbox
-    deadline: float
-    """time.monotonic() by which the agent must stop."""
-    log_dir: Path
-    """Where the agent writes its log and trajectory."""
-    workdir: str = "/app"
-    """Where commands start: the task's final WORKDIR."""
-    verify: Callable[[], Evaluation] | None = None
-    """Runs the task's tests on the workspace as it is now (fresh copy of the tests)."""
-    suite_hints: str | None = None
-    """The suite's declared hint policy ("on"/"off"), if any."""
-    suite_source: str | None = None
-    """The suite's name or path, for the hint policy's fallback."""
-    trial_name: str = ""
-
-    def remaining(self) -> float:
-        return self.deadline - time.monotonic()
-
-    def run(self, command: str, *, timeout: float | None = None) -> CommandResult:
-        """Run a command within the agent's remaining time; raise AgentTimeout when it is up."""
-        return run_within(
-            self.sandbox, command, remaining=self.remaining, timeout=timeout, cwd=self.workdir
-        )
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hillclimber.agents.base import AgentContext, AgentOutcome, Ended
+from hillclimber.agents.base import AgentOutcome, Ended
+from hillclimber.context import AgentContext
 from hillclimber.harness.assemble import assemble
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.recording.events import Listener

@@ -26,7 +26,8 @@ from typing import Any, ClassVar
 
 import yaml
 
-from hillclimber.agents.base import AgentContext, AgentOutcome, Ended
+from hillclimber.agents.base import AgentOutcome, Ended
+from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.models import ModelConfig
 

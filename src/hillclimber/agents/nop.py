@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
+from hillclimber.context import AgentContext
 
 
 class NopAgent:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import shutil
 
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
+from hillclimber.context import AgentContext
 from hillclimber.errors import Unsupported
 from hillclimber.sandbox import Mount
 

@@ -27,8 +27,9 @@ from harbor.environments.base import BaseEnvironment
 from harbor.models.agent.context import AgentContext as HarborContext
 
 from hillclimber import __version__
-from hillclimber.agents.base import AgentContext, AgentOutcome
+from hillclimber.agents.base import AgentOutcome
 from hillclimber.agents.harness import HarnessAgent
+from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError
 from hillclimber.harbor.sandbox import EnvironmentSandbox
 from hillclimber.harness.config import HarnessConfig

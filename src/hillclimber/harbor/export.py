@@ -30,8 +30,9 @@ from hillclimber import __version__
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.recording.trajectory import upgrade
 from hillclimber.loaders.suite import load_suite
+from hillclimber.paths import write_json
 from hillclimber.report.rundata import RunData, load_runs
-from hillclimber.results import ExitReason, TrialResult, now, pass_at_k_by_task, write_json
+from hillclimber.results import ExitReason, TrialResult, now, pass_at_k_by_task
 from hillclimber.task import Task
 
 AGENT_IMPORT_PATH = "hillclimber.harbor:HillclimberAgent"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from hillclimber.agents.base import AgentContext
+from hillclimber.context import AgentContext
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute
 from hillclimber.harness.acting.probe import availability_note, probe_commands

@@ -19,6 +19,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from pydantic import BaseModel, Field
+
 from hillclimber.errors import SetupError, TaskLoadError
 from hillclimber.image.base import NAME, base_image, flavour_for
 from hillclimber.image.engine import ImageConfig, Podman
@@ -222,3 +224,28 @@ def _instruction_line(text: str, number: int) -> int | None:
             if count == number:
                 return index
     return None
+
+
+class ImageRecord(BaseModel):
+    """The image a trial ran in (sandbox `container`)."""
+
+    tag: str
+    declared: str
+    """The image the task's Dockerfile names."""
+    substituted: dict[str, str] = Field(default_factory=dict)
+    """Image named by the task → the local base that stood in for it (none could be pulled)."""
+    note: str = ""
+    build_sec: float = 0.0
+    cached: bool = False
+    """Found built: the task and its bases had not changed."""
+
+    @classmethod
+    def of(cls, image: TaskImage) -> ImageRecord:
+        return cls(
+            tag=image.tag,
+            declared=image.declared,
+            substituted=image.substituted,
+            note=image.note(),
+            build_sec=image.build_sec,
+            cached=image.cached,
+        )

@@ -17,7 +17,8 @@ from typing import Any
 from hillclimber.agents.base import Ended
 from hillclimber.harness.config import Feedback, HarnessConfig
 from hillclimber.harness.task_paths import TaskPaths
-from hillclimber.results import ImageRecord, write_json
+from hillclimber.image.build import ImageRecord
+from hillclimber.paths import write_json
 from hillclimber.sandbox import Sandbox
 from hillclimber.shell.command import inside
 from hillclimber.tries.answer import Answer, Files, files_now, read_answer

@@ -33,7 +33,7 @@ from hillclimber.harness.recording.events import (
     TurnStarted,
     Verified,
 )
-from hillclimber.results import write_json
+from hillclimber.paths import write_json
 
 SCHEMA = "ATIF-v1.7"
 
