@@ -21,9 +21,9 @@ import tomllib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from hillclimber.harness.config import SkillSettings
 from hillclimber.skills.rank import BM25Ranker, HashedRanker, Ranker
 from hillclimber.skills.select import choose
+from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.skill import Skill, bootstrap
 
 LABELLED = Path(__file__).resolve().parent / "data" / "skills_labelled.toml"

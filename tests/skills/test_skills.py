@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from hillclimber.harness.acting.tools import tool_list
-from hillclimber.harness.config import SkillSettings
 from hillclimber.harness.parsing.outcome import ParseFailureReason
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.prompting.budget import PromptBudget
@@ -17,6 +16,7 @@ from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroP
 from hillclimber.models import ModelProfile
 from hillclimber.skills.rank import BM25Ranker, HashedRanker
 from hillclimber.skills.select import HEADER, choose, section
+from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.skill import Skill, SkillError, bootstrap, digest, load_file
 from hillclimber.skills.store import SkillStore, standing
 
@@ -286,6 +286,7 @@ def test_a_skill_called_as_a_tool_gets_its_own_feedback() -> None:
 
 
 def test_a_skill_is_distilled_from_the_commands_that_changed_the_workspace() -> None:
+    from hillclimber.harness.instruction import named_paths
     from hillclimber.skills.learn import ToolStep, changed_workspace, distill
 
     instruction = "Copy /app/input.txt to /app/backup/input.txt. Then count its lines."
@@ -301,7 +302,8 @@ def test_a_skill_is_distilled_from_the_commands_that_changed_the_workspace() -> 
         ToolStep("write_file", {"path": "/app/count.txt", "content": "3\nmore\n"}, True),
     ]
     assert [changed_workspace(s) for s in steps] == [False, False, False, True, True]
-    skill = distill(instruction, steps, task_id="copy-it")
+    named = named_paths(instruction)
+    skill = distill(instruction, steps, task_id="copy-it", named=named)
     assert skill is not None and skill.source == "learned" and skill.source_task == "copy-it"
     assert skill.example.splitlines() == [
         "mkdir -p /app/backup && cp FILE1.txt /app/backup/",
@@ -310,11 +312,12 @@ def test_a_skill_is_distilled_from_the_commands_that_changed_the_workspace() -> 
     assert "FILE1.txt" in skill.description and len(skill.description) <= 200
     assert skill.learned_from("copy-it", "x") and skill.learned_from("other", instruction)
     # files written and nothing else: the task's data, not an approach
-    assert distill(instruction, [steps[-1]], task_id="copy-it") is None
+    assert distill(instruction, [steps[-1]], task_id="copy-it", named=named) is None
 
 
 def test_steps_are_read_back_from_a_trajectory() -> None:
-    from hillclimber.skills.learn import ToolStep, steps_from_trajectory
+    from hillclimber.harvest import steps_from_trajectory
+    from hillclimber.skills.learn import ToolStep
 
     doc = {
         "steps": [

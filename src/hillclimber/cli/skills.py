@@ -12,9 +12,9 @@ from rich.table import Table
 
 from hillclimber.cli.app import console, fail, skills_app
 from hillclimber.errors import HillclimberError
-from hillclimber.harness.config import SkillSettings
-from hillclimber.skills.harvest import JudgedBy, harvest
+from hillclimber.harvest import JudgedBy, harvest
 from hillclimber.skills.select import library
+from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.skill import Skill, load_file
 from hillclimber.skills.store import SkillStore
 

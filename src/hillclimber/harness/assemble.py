@@ -27,6 +27,7 @@ from hillclimber.harness.guards import Guards
 from hillclimber.harness.instruction import (
     Complexity,
     classify,
+    named_paths,
     search_roots,
     turn_budget,
     wants_planner,
@@ -44,13 +45,14 @@ from hillclimber.harness.prompting.prompters import (
 )
 from hillclimber.harness.prompting.shown import shown
 from hillclimber.harness.prompting.templates import Prompts, load_prompts
-from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener
+from hillclimber.harness.recording.events import ChecksMade, Event, EventBus, Listener, ToolRan
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.harness.state import LoopState
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.models.base import Model
 from hillclimber.sandbox import SandboxKind
 from hillclimber.shell.command import inside
+from hillclimber.skills.learn import ToolStep
 from hillclimber.skills.trial import TrialSkills
 from hillclimber.verify.verifier import Evaluation
 
@@ -78,14 +80,9 @@ def assemble(
     kind = classify(task.instruction)
     rules = _rules(config, ctx, load_prompts(config.view.prompts))
     use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
-    skills = TrialSkills(
-        config.skills,
-        task.instruction,
-        task_id=task.id,
-        show=hints.hints_on(config.skills.show, ctx.suite_hints),
-    )
+    skills = _skills(config, ctx)
     writer = _writer(config, model, ctx, rules, (kind, use_hints, skills))
-    events = EventBus(writer, skills, *listeners)
+    events = EventBus(writer, _steps_to(skills), *listeners)
     paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
     checks, proposer = _checks(config, model, ctx, events, paths, rules.prompts)
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
@@ -130,6 +127,27 @@ def assemble(
         )
     )
     return Assembly(loop, kind, budget, skills, checks, proposer, verify, effective)
+
+
+def _skills(config: HarnessConfig, ctx: AgentContext) -> TrialSkills:
+    """The trial's skills: those shown, and the one it may learn."""
+    return TrialSkills(
+        config.skills,
+        ctx.task.instruction,
+        task_id=ctx.task.id,
+        show=hints.hints_on(config.skills.show, ctx.suite_hints),
+        named=tuple(named_paths(ctx.task.instruction)),
+    )
+
+
+def _steps_to(skills: TrialSkills) -> Listener:
+    """The steps the trial takes, told to its skills (for the one it may learn)."""
+
+    def listen(event: Event) -> None:
+        if isinstance(event, ToolRan):
+            skills.took(ToolStep(event.tool, event.arguments, event.success))
+
+    return listen
 
 
 def _writer(

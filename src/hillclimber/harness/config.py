@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from hillclimber.harness.acting.tools import TOOLS
+from hillclimber.skills.settings import SkillSettings
 
 ALL_TOOLS = tuple(TOOLS)
 """Every tool's name, in the order they are declared (`tools.py`)."""
@@ -165,34 +166,6 @@ class Checks(_Settings):
     before any work and pass the guards). Off by default: a small model's proposals are often
     unsatisfiable (`… succeeds and prints 'done'` of a command that prints nothing), and an
     unsatisfiable check blocks a correct answer (see benchmarks/checks.py --model)."""
-
-
-class SkillSettings(_Settings):
-    """Skills: reference approaches shown as examples (`hillclimber.skills`)."""
-
-    show: Literal["suite", "on", "off"] = "off"
-    """suite: where the suite's policy turns generic aids on (the built-in suite; never
-    Terminal-Bench 2, where the retrieval is not even called); on; off."""
-    learned: bool = True
-    """Also show the store's skills (learned from solved tasks, or added), never on the task
-    a skill was learned from."""
-    learn: bool = False
-    """After a trial its checks passed (the task's tests with feedback tests, the acceptance
-    checks with feedback self), store a skill distilled from its steps, and count each skill
-    shown with the trial's outcome. Off by default: a run's results then do not depend on the
-    order its trials ran in."""
-    for_planner: bool = False
-    """Also show them to the planner. Off: the 0.5B's planner copies an example's lines as its
-    steps, paths and all (`cd /app/project && git init` on a task whose repository exists), and
-    the worker then follows that plan (run `skills`, docs/results.md)."""
-    top_k: int = Field(default=3, ge=1, le=10)
-    min_score: float = Field(default=3.0, ge=0)
-    """The BM25 score a skill needs at least."""
-    min_share: float = Field(default=0.7, ge=0, le=1)
-    """...and at least this share of the best skill's score (both set on the labelled set of
-    benchmarks/skills.py: about half of what is shown is what a person would pick)."""
-    store: str | None = None
-    """The SQLite file of learned skills and uses; None: `<hillclimber home>/skills.db`."""
 
 
 class Planning(_Settings):

@@ -24,7 +24,6 @@ from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan, make_plan
 from hillclimber.harness.prompting.offer import ToolOffer
 from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
-from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.recording.events import (
     CallRead,
     EventBus,
@@ -40,6 +39,7 @@ from hillclimber.harness.seeding import seed_calls
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopResult, LoopState, LoopStats
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.sandbox.files import read_text
+from hillclimber.text import clip
 
 
 @dataclass

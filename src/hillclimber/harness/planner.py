@@ -18,9 +18,9 @@ import json_repair
 
 from hillclimber.harness.acting.tools import TOOLS
 from hillclimber.harness.asking import Asker
-from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.models.base import CompletionRequest, Message, OutputConstraint
+from hillclimber.text import clip
 
 StepStatus = Literal["pending", "in_progress", "done", "failed"]
 MAX_STEPS = 6

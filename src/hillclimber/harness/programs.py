@@ -21,10 +21,11 @@ from dataclasses import dataclass, field
 
 from hillclimber.harness.acting.probe import modules_note, probe_commands, probe_modules
 from hillclimber.harness.outline import outline
-from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.harness.prompting.summary import first_lines
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import is_binary, read_bytes
+from hillclimber.text import clip
 
 MAX_COMMAND_TOKENS = 256
 """Room for a command: at 160 tokens the 1.5B's awk program was cut."""

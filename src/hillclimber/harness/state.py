@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import Any
 
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult
-from hillclimber.harness.prompting.summary import StepSummary, clip, summarize
+from hillclimber.harness.prompting.summary import StepSummary, summarize
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import (
     CallRead,
@@ -27,6 +27,7 @@ from hillclimber.harness.recording.events import (
     ToolRan,
     Verified,
 )
+from hillclimber.text import clip
 from hillclimber.verify.verifier import Evaluation
 
 

@@ -14,12 +14,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from hillclimber.harness.guards.bounds import written_paths
-from hillclimber.harness.instruction import named_paths
-from hillclimber.harness.prompting.summary import clip
-from hillclimber.report.rundata import read_steps
 from hillclimber.shell.reader import commands
+from hillclimber.shell.writes import written_paths
 from hillclimber.skills.skill import Skill, digest
+from hillclimber.text import clip
 
 MAX_STEPS = 6
 LINE_CHARS = 140
@@ -101,12 +99,13 @@ def changed_workspace(step: ToolStep) -> bool:
 
 
 def distill(
-    instruction: str, steps: Iterable[ToolStep], *, task_id: str, workdir: str = "/app"
+    instruction: str, steps: Iterable[ToolStep], *, task_id: str, named: Iterable[str]
 ) -> Skill | None:
     """A candidate skill from the changing steps of a solved task, or None when no command
     changed anything (the files written are the task's own data, and a weak check may have
-    passed them: a recipe of commands is what carries over to other tasks)."""
-    names = _placeholders(instruction, workdir)
+    passed them: a recipe of commands is what carries over to other tasks). `named`: the
+    paths the instruction names, made generic in it."""
+    names = _placeholders(named)
     changing = [step for step in steps if changed_workspace(step)]
     if not any(step.tool == "run_command" for step in changing):
         return None  # only files written or edited: the task's data, not a way to do it
@@ -143,10 +142,10 @@ def _describe(step: ToolStep) -> str:
     return clip(f"edit_file {path}: {old!r} -> {new!r}", LINE_CHARS)
 
 
-def _placeholders(instruction: str, workdir: str) -> dict[str, str]:
+def _placeholders(named: Iterable[str]) -> dict[str, str]:
     """Each path the instruction names (absolute and as written) → FILE1.ext, FILE2.ext, …"""
     found: dict[str, str] = {}
-    for i, path in enumerate(named_paths(instruction, workdir), start=1):
+    for i, path in enumerate(named, start=1):
         base = posixpath.basename(path)
         ext = posixpath.splitext(base)[1]
         generic = f"FILE{i}{ext}"
@@ -165,12 +164,3 @@ def _first_sentence(text: str) -> str:
     flat = " ".join(text.split())
     match = re.match(r"(.+?[.!?])(?:\s|$)", flat)
     return match.group(1) if match else flat
-
-
-def steps_from_trajectory(doc: Mapping[str, Any]) -> list[ToolStep]:
-    """The tool calls of a trajectory written by `TrajectoryWriter`, with their success."""
-    return [
-        ToolStep(str(call.get("function_name", "")), call.get("arguments") or {}, result["success"])
-        for step in read_steps(dict(doc))
-        for call, result in zip(step.calls, step.results, strict=False)
-    ]

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import lru_cache
 
-from hillclimber.harness.config import SkillSettings
 from hillclimber.skills.rank import BM25Ranker, Scored
+from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.skill import Skill, bootstrap
 from hillclimber.skills.store import SkillStore
 

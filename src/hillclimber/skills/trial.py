@@ -1,6 +1,6 @@
 """The skills of one trial: chosen before its first turn, and learned from after its last.
 
-`TrialSkills` listens to the loop's events for the steps it took; when the trial's checks
+`TrialSkills` is told the steps the trial took; when the trial's checks
 passed (the task's tests with feedback `tests`, the acceptance checks with `self`) and
 `skills.learn` is on, it stores a skill distilled from them and counts each skill shown with
 the outcome. With feedback `none` nothing judged the trial, so nothing is learned or counted.
@@ -10,19 +10,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hillclimber.harness.config import SkillSettings
-from hillclimber.harness.recording.events import Event, ToolRan
 from hillclimber.skills.learn import ToolStep, distill
 from hillclimber.skills.rank import Scored
 from hillclimber.skills.select import choose, section
+from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.store import SkillStore, default_path
 
 
 class TrialSkills:
     def __init__(
-        self, settings: SkillSettings, instruction: str, *, task_id: str, show: bool
+        self,
+        settings: SkillSettings,
+        instruction: str,
+        *,
+        task_id: str,
+        show: bool,
+        named: tuple[str, ...] = (),
     ) -> None:
         self.settings, self.instruction, self.task_id = settings, instruction, task_id
+        self.named = named
+        """The paths the instruction names, made generic in a skill learned."""
         path = Path(settings.store) if settings.store else default_path()
         wanted = settings.learn or (show and settings.learned and path.exists())
         self.store = SkillStore(path) if wanted else None
@@ -38,9 +45,9 @@ class TrialSkills:
     def section(self) -> str:
         return section(self.shown)
 
-    def __call__(self, event: Event) -> None:
-        if isinstance(event, ToolRan):
-            self.steps.append(ToolStep(event.tool, event.arguments, event.success))
+    def took(self, step: ToolStep) -> None:
+        """A step the trial took (the loop's `ToolRan` events, in order)."""
+        self.steps.append(step)
 
     def finish(self, *, passed: bool, feedback: str, trial: str) -> str | None:
         """Count the skills shown and learn from a pass; the id of the skill learned, if any."""
@@ -51,7 +58,7 @@ class TrialSkills:
         )
         if not passed:
             return None
-        skill = distill(self.instruction, self.steps, task_id=self.task_id)
+        skill = distill(self.instruction, self.steps, task_id=self.task_id, named=self.named)
         if skill is None:
             return None
         self.store.add(skill)

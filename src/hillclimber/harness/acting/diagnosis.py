@@ -17,7 +17,7 @@ from enum import StrEnum
 
 from hillclimber.harness.acting import suggestions
 from hillclimber.harness.acting.tools import ToolResult
-from hillclimber.harness.prompting.summary import clip
+from hillclimber.text import clip
 
 MAX_SUGGESTION = 120
 

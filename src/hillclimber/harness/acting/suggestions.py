@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from hillclimber.harness.acting.tools import TOOLS
-from hillclimber.harness.prompting.summary import clip
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
+from hillclimber.text import clip
 
 
 def _short(name: str) -> str:

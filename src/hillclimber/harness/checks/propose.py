@@ -17,12 +17,12 @@ from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.checks.base import Check
 from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.guards import Guards, Situation
-from hillclimber.harness.guards.bounds import written_paths
 from hillclimber.harness.prompting.budget import cut_instruction
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import EventBus, ModelAnswered
 from hillclimber.models.base import CompletionRequest, Message, Model, OutputConstraint
 from hillclimber.sandbox import Sandbox, walk
+from hillclimber.shell.writes import written_paths
 
 MAX_CHECKS = 3
 MAX_COMMAND = 300

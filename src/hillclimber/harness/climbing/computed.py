@@ -37,10 +37,10 @@ from hillclimber.harness.programs import (
     said,
     save_and_run,
 )
-from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.sandbox import APP
 from hillclimber.shell.answer import command_in, unredirected
+from hillclimber.text import clip
 
 CODE = (".py", ".sh", ".bash", ".c", ".h", ".cpp", ".js", ".ts", ".go", ".rs", ".java", ".rb",
         ".pl", ".r", ".R", ".yml", ".yaml", ".toml", ".ini", ".conf", ".cfg", ".html", ".xml",

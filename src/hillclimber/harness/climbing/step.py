@@ -43,7 +43,7 @@ from hillclimber.harness.guards import Guards, Situation
 from hillclimber.harness.parsing.outcome import ParseFailure
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.planner import Plan
-from hillclimber.harness.prompting.summary import clip, first_lines
+from hillclimber.harness.prompting.summary import first_lines
 from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.harness.recording.events import CandidateLine, CandidatesTried, EventBus
 from hillclimber.sandbox import Sandbox
@@ -56,6 +56,7 @@ from hillclimber.sandbox.workspace import (
     named_folders,
     restored,
 )
+from hillclimber.text import clip
 from hillclimber.verify.verifier import Evaluation
 
 MAX_TEST_SECONDS = 20.0

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hillclimber.harness.config import CompletionSettings
-from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verified
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
+from hillclimber.text import clip
 from hillclimber.verify.verifier import Evaluation
 
 

@@ -10,11 +10,11 @@ from collections.abc import Callable, Sequence
 
 from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
-from hillclimber.harness.guards.bounds import harmless_device
 from hillclimber.sandbox.base import APP, HOME, TMP
 from hillclimber.shell.command import DOWNLOAD, DOWNLOADERS, Command, inside, program
 from hillclimber.shell.reader import levels
 from hillclimber.shell.words import operands
+from hillclimber.shell.writes import harmless_device
 
 
 def dangerous_commands(call: ToolCall, situation: Situation) -> Verdict | None:

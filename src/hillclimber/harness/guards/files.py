@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict, deny
-from hillclimber.harness.guards.bounds import written_paths
+from hillclimber.shell.writes import written_paths
 
 
 def no_write_to_protected(call: ToolCall, situation: Situation) -> Verdict | None:

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from hillclimber.harness.acting.tools import ToolCall, ToolSpec
-from hillclimber.harness.prompting.summary import clip
 from hillclimber.harness.prompting.templates import Prompts, shipped
+from hillclimber.text import clip
 
 FEEDBACK_CHARS = 400
 _DETAIL = "\x00"

@@ -49,7 +49,7 @@ from hillclimber.harness.parsing.outcome import (
     ParseFailure,
     ParseFailureReason,
 )
-from hillclimber.harness.prompting.summary import clip
+from hillclimber.text import clip
 
 STRATEGIES: tuple[Strategy, ...] = (
     tagged,

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hillclimber.harness.acting.tools import ToolCall, ToolResult
+from hillclimber.text import clip
 
 MAX_CHARS = 100
 
@@ -20,12 +21,6 @@ class StepSummary:
     tool: str
     success: bool
     message: str
-
-
-def clip(text: str, limit: int) -> str:
-    """One line of at most `limit` characters, with an ellipsis when cut."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
 
 
 def first_lines(text: str, lines: int, chars: int) -> str:

@@ -1,19 +1,22 @@
-"""Learning from a finished run: a skill from every trial whose checks passed, read from the
+"""Skills learned from a finished run: a skill from every trial whose checks passed, read from the
 run's folders (`result.json`, the trajectory, the run's `config.json` for the tasks)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import ValidationError
 
 from hillclimber.errors import HillclimberError
+from hillclimber.harness.instruction import named_paths
 from hillclimber.loaders.suite import load_suite
+from hillclimber.report.rundata import read_steps
 from hillclimber.results import RunConfig, TrialResult
-from hillclimber.skills.learn import distill, steps_from_trajectory
+from hillclimber.skills.learn import ToolStep, distill
 from hillclimber.skills.store import SkillStore
 from hillclimber.task import Task
 
@@ -55,7 +58,8 @@ def harvest(run_dir: Path, store: SkillStore, *, by: JudgedBy = "own") -> list[H
         if task is None or not trajectory.exists():
             continue
         steps = steps_from_trajectory(json.loads(trajectory.read_text()))
-        skill = distill(task.instruction, steps, task_id=task.id)
+        named = named_paths(task.instruction)
+        skill = distill(task.instruction, steps, task_id=task.id, named=named)
         new = skill is not None and store.add(skill)
         found.append(Harvested(path.parent, skill.id if skill else None, new))
     return found
@@ -71,3 +75,12 @@ def _tasks(run_dir: Path, cache: dict[Path, dict[str, Task]]) -> dict[str, Task]
             raise HillclimberError(f"{config_path}: not a run's config: {err}") from None
         cache[run_dir] = {task.id: task for task in load_suite(config.source).tasks}
     return cache[run_dir]
+
+
+def steps_from_trajectory(doc: Mapping[str, Any]) -> list[ToolStep]:
+    """The tool calls of a trajectory written by `TrajectoryWriter`, with their success."""
+    return [
+        ToolStep(str(call.get("function_name", "")), call.get("arguments") or {}, result["success"])
+        for step in read_steps(dict(doc))
+        for call, result in zip(step.calls, step.results, strict=False)
+    ]
