@@ -118,17 +118,22 @@ def _finish(dataset: Dataset) -> Dataset:
     return dataset
 
 
-def _load_registry(path: Path, data: list[Any], want: str | None) -> Dataset:
-    entry = read_registry(path, data, want)
-    dataset = Dataset(
-        name=entry.name, source=path, errors=entry.errors, description=entry.description
-    )
-    for folder in entry.folders:
+def _with_tasks(dataset: Dataset, folders: Iterable[Path]) -> Dataset:
+    """`dataset` with the task of each folder, or the error that kept it out."""
+    for folder in folders:
         try:
             dataset.tasks.append(load_task(folder))
         except TaskLoadError as exc:
             dataset.errors.append(exc)
     return dataset
+
+
+def _load_registry(path: Path, data: list[Any], want: str | None) -> Dataset:
+    entry = read_registry(path, data, want)
+    dataset = Dataset(
+        name=entry.name, source=path, errors=entry.errors, description=entry.description
+    )
+    return _with_tasks(dataset, entry.folders)
 
 
 def _load_folder(folder: Path) -> Dataset:
@@ -152,12 +157,7 @@ def _load_folder(folder: Path) -> Dataset:
                 "no task folders in it (a task folder holds task.toml + instruction.md "
                 "or task.yaml)",
             )
-    for child in children:
-        try:
-            dataset.tasks.append(load_task(child))
-        except TaskLoadError as exc:
-            dataset.errors.append(exc)
-    return dataset
+    return _with_tasks(dataset, children)
 
 
 def load_dataset(path: Path) -> Dataset:
