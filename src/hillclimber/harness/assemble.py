@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from hillclimber.context import AgentContext
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
@@ -15,7 +14,7 @@ from hillclimber.harness.acting.handlers import ToolEnv, execute
 from hillclimber.harness.acting.probe import availability_note, probe_commands
 from hillclimber.harness.acting.tools import tool_list
 from hillclimber.harness.asking import Asker
-from hillclimber.harness.checks import AcceptanceChecks, build_checks
+from hillclimber.harness.checks import SelfChecks, build_checks
 from hillclimber.harness.checks.base import describe
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.climbing.computed import Computer
@@ -381,21 +380,3 @@ def _turn_budget(config: HarnessConfig, ctx: AgentContext, kind: Complexity) -> 
     if config.planning.complexity and turn_budget(kind, max_turns) < max_turns:
         max_turns, why = turn_budget(kind, max_turns), f"a {kind.value} task"
     return max_turns, why
-
-
-class SelfChecks:
-    """The acceptance checks as the loop and the runner use them."""
-
-    def __init__(self, built: AcceptanceChecks) -> None:
-        self.built = built
-        self.verify: Callable[[], Evaluation] | None = built.evaluate if built.usable else None
-
-    def record(self, proposer: ModelProposer | None) -> dict[str, Any]:
-        """What the trial's result keeps of them."""
-        return {
-            "checks": [describe(check) for check in self.built.checks],
-            "checks_dropped": [list(pair) for pair in self.built.dropped],
-            "checks_model_calls": proposer.calls if proposer else 0,
-            "checks_prompt_tokens": proposer.prompt_tokens if proposer else 0,
-            "checks_refused": [list(pair) for pair in proposer.refused] if proposer else [],
-        }

@@ -15,16 +15,19 @@ import time
 from collections.abc import Callable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from typing import Any
 
 from hillclimber.harness.checks.base import (
     Check,
     CheckContext,
     Outcome,
+    describe,
     digest,
     strongest,
 )
 from hillclimber.harness.checks.extract import extract
 from hillclimber.harness.checks.kinds import CommandSucceeds
+from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.instruction import Where
 from hillclimber.harness.prompting.summary import first_lines
 from hillclimber.sandbox import APP, Sandbox
@@ -169,3 +172,21 @@ def build_checks(
 
 def _paths(check: Check) -> list[str]:
     return [getattr(check, name) for name in ("path", "source") if hasattr(check, name)]
+
+
+class SelfChecks:
+    """The acceptance checks as the loop and the runner use them."""
+
+    def __init__(self, built: AcceptanceChecks) -> None:
+        self.built = built
+        self.verify: Callable[[], Evaluation] | None = built.evaluate if built.usable else None
+
+    def record(self, proposer: ModelProposer | None) -> dict[str, Any]:
+        """What the trial's result keeps of them."""
+        return {
+            "checks": [describe(check) for check in self.built.checks],
+            "checks_dropped": [list(pair) for pair in self.built.dropped],
+            "checks_model_calls": proposer.calls if proposer else 0,
+            "checks_prompt_tokens": proposer.prompt_tokens if proposer else 0,
+            "checks_refused": [list(pair) for pair in proposer.refused] if proposer else [],
+        }
