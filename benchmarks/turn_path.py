@@ -43,6 +43,7 @@ class Turns:
     def __init__(self) -> None:
         self.turn = 0
         self.files: dict[int, set[str]] = defaultdict(set)
+        self.functions: dict[int, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
 
     def listen(self, event: Any) -> None:
         if type(event).__name__ == "TurnStarted":
@@ -52,10 +53,12 @@ class Turns:
         name = frame.f_code.co_filename
         if event == "call" and name.startswith(PACKAGE):
             self.files[self.turn].add(name)
+            self.functions[self.turn][name].add(frame.f_code.co_name)
 
 
-def measure(name: str) -> tuple[int, set[str]]:
-    """The longest turn of the preset's scripted trial and its files."""
+def measure(name: str) -> tuple[int, dict[str, set[str]]]:
+    """The longest turn of the preset's scripted trial, and its files with the functions
+    called in each."""
     turns = Turns()
     with tempfile.TemporaryDirectory(prefix="hc-turn-") as tmp:
         root = Path(tmp)
@@ -73,7 +76,7 @@ def measure(name: str) -> tuple[int, set[str]]:
         finally:
             sys.setprofile(None)
     longest = max((t for t in turns.files if t > 0), key=lambda t: len(turns.files[t]))
-    return longest, turns.files[longest]
+    return longest, turns.functions[longest]
 
 
 def _count(files: set[str]) -> str:
@@ -84,13 +87,16 @@ def _count(files: set[str]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--presets", default="climber,full")
+    parser.add_argument("--functions", action="store_true", help="name what ran in each file")
     args = parser.parse_args()
     for name in args.presets.split(","):
-        turn, files = measure(name)
+        turn, called = measure(name)
+        files = set(called)
         harness = {f for f in files if "/harness/" in f}
         print(f"{name}: longest turn {turn}: {_count(files)}; in harness/ {_count(harness)}")
         for file in sorted(files):
-            print(f"  {Path(file).relative_to(PACKAGE)}")
+            ran = f": {', '.join(sorted(called[file]))}" if args.functions else ""
+            print(f"  {Path(file).relative_to(PACKAGE)}{ran}")
 
 
 if __name__ == "__main__":

@@ -44,14 +44,13 @@ from hillclimber.harness.prompting.prompters import (
 )
 from hillclimber.harness.prompting.shown import shown
 from hillclimber.harness.prompting.templates import Prompts, load_prompts
-from hillclimber.harness.recording.events import ChecksMade, Event, EventBus, Listener, ToolRan
+from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener, on_tool_ran
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
 from hillclimber.harness.state import LoopState
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.models.base import Model
 from hillclimber.sandbox import SandboxKind
 from hillclimber.shell.command import inside
-from hillclimber.skills.learn import ToolStep
 from hillclimber.skills.trial import TrialSkills
 from hillclimber.verify.verifier import Evaluation
 
@@ -81,7 +80,7 @@ def assemble(
     use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
     skills = _skills(config, ctx)
     writer = _writer(config, model, ctx, rules, (kind, use_hints, skills))
-    events = EventBus(writer, _steps_to(skills), *listeners)
+    events = EventBus(writer, on_tool_ran(skills.took), *listeners)
     paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
     checks, proposer = _checks(config, model, ctx, events, paths, rules.prompts)
     verify = ctx.verify if config.feedback == "tests" else checks.verify if checks else None
@@ -112,7 +111,7 @@ def assemble(
             if effective.on("climbing")
             else None,
             recovery=RecoveryTracker() if config.view.error_recovery else None,
-            hint=partial(hints.build_hint, task.instruction) if use_hints else lambda tools: None,
+            hint=partial(hints.build_hint, task.instruction) if use_hints else None,
             files=partial(shown, paths.named, ctx.sandbox)
             if config.view.mode == "micro" and config.view.show_named_files
             else lambda: "",
@@ -137,16 +136,6 @@ def _skills(config: HarnessConfig, ctx: AgentContext) -> TrialSkills:
         show=hints.hints_on(config.skills.show, ctx.suite_hints),
         named=tuple(named_paths(ctx.task.instruction)),
     )
-
-
-def _steps_to(skills: TrialSkills) -> Listener:
-    """The steps the trial takes, told to its skills (for the one it may learn)."""
-
-    def listen(event: Event) -> None:
-        if isinstance(event, ToolRan):
-            skills.took(ToolStep(event.tool, event.arguments, event.success))
-
-    return listen
 
 
 def _writer(

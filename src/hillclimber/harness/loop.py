@@ -60,7 +60,8 @@ class LoopParts:
     paths: TaskPaths
     climb: ClimbStep | None = None
     recovery: RecoveryTracker | None = None
-    hint: Callable[[list[str]], str | None] = lambda tools: None
+    hint: Callable[[list[str]], str | None] | None = None
+    """The hint for the tools called so far (none: hints are off)."""
     files: Callable[[], str] = lambda: ""
     seed_fixes: bool = False
     planner: bool = False
@@ -198,7 +199,7 @@ class AgentLoop:
             feedback=self.state.feedback,
             plan=self.plan.render() if self.plan else None,
             step=step.text if step else None,
-            hint=self.parts.hint([c.name for c in self.state.calls]),
+            hint=self.parts.hint([c.name for c in self.state.calls]) if self.parts.hint else None,
             progress=self.state.progress,
             files=self.parts.files(),
             turn=self.turn,

@@ -9,12 +9,24 @@ the outcome. With feedback `none` nothing judged the trial, so nothing is learne
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Protocol
 
 from hillclimber.skills.learn import ToolStep, distill
 from hillclimber.skills.rank import Scored
 from hillclimber.skills.select import choose, section
 from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.store import SkillStore, default_path
+
+
+class Ran(Protocol):
+    """A tool call that ran, as the loop's events tell it."""
+
+    @property
+    def tool(self) -> str: ...
+    @property
+    def arguments(self) -> dict[str, Any]: ...
+    @property
+    def success(self) -> bool: ...
 
 
 class TrialSkills:
@@ -45,9 +57,9 @@ class TrialSkills:
     def section(self) -> str:
         return section(self.shown)
 
-    def took(self, step: ToolStep) -> None:
+    def took(self, step: Ran) -> None:
         """A step the trial took (the loop's `ToolRan` events, in order)."""
-        self.steps.append(step)
+        self.steps.append(ToolStep(step.tool, step.arguments, step.success))
 
     def finish(self, *, passed: bool, feedback: str, trial: str) -> str | None:
         """Count the skills shown and learn from a pass; the id of the skill learned, if any."""

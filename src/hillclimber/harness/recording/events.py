@@ -173,6 +173,16 @@ Event = (
 Listener = Callable[[Event], None]
 
 
+def on_tool_ran(then: Callable[[ToolRan], None]) -> Listener:
+    """A listener that hands each `ToolRan` to `then`, and nothing else."""
+
+    def listen(event: Event) -> None:
+        if isinstance(event, ToolRan):
+            then(event)
+
+    return listen
+
+
 class EventBus:
     def __init__(self, *listeners: Listener) -> None:
         self.listeners = list(listeners)
