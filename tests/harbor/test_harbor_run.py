@@ -16,6 +16,7 @@ import pytest
 from conftest import FIXTURES, require_images
 from golden import DONE, WRITE_BAD, WRITE_OK
 from harbor_venv import harbor_errors, require_harbor
+from openai_server import FakeServer, Reply
 
 TB2 = FIXTURES / "tb2"
 ENV = "hillclimber.harbor:SandboxEnvironment"
@@ -24,7 +25,9 @@ AGENT = "hillclimber.harbor:HillclimberAgent"
 pytestmark = [pytest.mark.slow, pytest.mark.harbor]
 
 
-def harbor_run(jobs: Path, *args: str, tasks: Path = TB2) -> subprocess.CompletedProcess[str]:
+def harbor_run(
+    jobs: Path, *args: str, tasks: Path = TB2, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     harbor = require_harbor().parent / "harbor"
     return subprocess.run(
         [str(harbor), "run", "-p", str(tasks), "-e", ENV, "-n", "1", "-o", str(jobs),
@@ -34,7 +37,7 @@ def harbor_run(jobs: Path, *args: str, tasks: Path = TB2) -> subprocess.Complete
         timeout=900,
         cwd=jobs.parent,
         env={"HARBOR_TELEMETRY": "0", "PATH": "/usr/local/bin:/usr/bin:/bin", "COLUMNS": "200",
-             "HOME": str(Path.home())},
+             "HOME": str(Path.home()), **(env or {})},
     )  # fmt: skip
 
 
@@ -184,3 +187,44 @@ def test_harbors_time_limit_stops_our_agent_and_keeps_what_it_did(tmp_path: Path
         for step in trajectory["steps"]
         for call in step.get("tool_calls") or []
     )
+
+
+def terminus_answer(*keystrokes: str, complete: bool = False) -> Reply:
+    """One answer in Terminus-2's JSON format: keys to type, or the task marked complete."""
+    commands = [{"keystrokes": keys, "duration": 0.5} for keys in keystrokes]
+    answer = {"analysis": "-", "plan": "-", "commands": commands, "task_complete": complete}
+    return Reply(text=json.dumps(answer))
+
+
+def test_terminus_2_types_into_a_terminal_our_environment_keeps_for_the_trial(
+    tmp_path: Path,
+) -> None:
+    """Harbor's Terminus-2, the agent of the Terminal-Bench board, drives one tmux session
+    across its commands: the tmux server it starts lives in the trial's session until the trial
+    ends. Its answers come from a real local HTTP server, scripted: this checks the way through
+    our environment, not what a model can do."""
+    typed = "printf 'Hello, world!\\n' > /app/hello.txt\n"
+    with FakeServer() as server:
+        server.script(
+            terminus_answer(typed),
+            terminus_answer(complete=True),
+            terminus_answer(complete=True),  # it asks once more before it ends
+        )
+        ran = harbor_run(
+            tmp_path / "jobs", "-a", "terminus-2", "-m", "openai/scripted",
+            "--ak", f"api_base={server.url}", "--ak", "record_terminal_session=false",
+            "-i", "fx-hello", env={"OPENAI_API_KEY": "none"},
+        )  # fmt: skip
+        asked = len(server.bodies())
+    assert ran.returncode == 0, ran.stderr[-2000:]
+    trial = trials(tmp_path / "jobs")["fx-hello"]
+    assert reward(trial) == 1.0 and trial.get("exception_info") is None
+    assert asked == 3
+    steps = json.loads((trial["dir"] / "agent" / "trajectory.json").read_text())["steps"]
+    calls = [call for step in steps for call in step.get("tool_calls") or []]
+    assert [call["function_name"] for call in calls] == [
+        "bash_command", "mark_task_complete", "mark_task_complete",
+    ]  # fmt: skip
+    assert calls[0]["arguments"]["keystrokes"] == typed
+    seen = steps[1]["observation"]["results"][0]["content"]
+    assert "printf 'Hello, world!" in seen  # the terminal showed what was typed
