@@ -74,6 +74,21 @@ def test_a_try_that_left_nothing_has_no_answer_to_agree_on(tmp_path: Path) -> No
     assert not answer.given and answer.digest == ""
 
 
+def test_a_blank_file_is_no_answer_to_agree_on(tmp_path: Path) -> None:
+    """Two tries that wrote an empty array have not agreed on anything (the 0.5B did, twice,
+    on a conversion its weak checks passed)."""
+    for n, blank in enumerate((b"[]\n", b"", b"\n\n", b"{ }", b"null", b'""')):
+        sandbox, _ = host_sandbox(tmp_path / str(n))
+        write = lambda box, data=blank: box.write_file("/app/out.json", data)  # noqa: E731
+        answer = answer_of(sandbox, "Convert it to /app/out.json", write)
+        assert answer.parts == {"/app/out.json": "blank"} and not answer.given, blank
+        assert answer.digest == ""
+    sandbox, _ = host_sandbox(tmp_path / "full")
+    answer = answer_of(sandbox, "Convert it to /app/out.json",
+                       lambda box: box.write_file("/app/out.json", b"[0]"))  # fmt: skip
+    assert answer.given and answer.digest
+
+
 def test_git_objects_and_caches_are_nobodys_answer(tmp_path: Path) -> None:
     sandbox, _ = host_sandbox(tmp_path)
 

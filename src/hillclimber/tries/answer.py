@@ -3,8 +3,10 @@ equal.
 
 The answer is the output files the instruction names (those it does not name only to read or
 to leave alone); where none of them changed, every file the try created, changed or deleted in
-its working folder. Each file is normalised before it is compared: line endings, trailing
-spaces and blank lines at the end; JSON with its keys sorted and its numbers in one form.
+its working folder. Files that are absent or blank (nothing in them, or an empty JSON value) are
+no answer: two tries that wrote `[]` have not agreed on anything. Each file is normalised
+before it is compared: line endings, trailing spaces and blank lines at the end; JSON with its
+keys sorted and its numbers in one form.
 Where a file is a program (a script, an executable), its answer is what it does when run as
 the instruction shows (else with its interpreter): what it prints, its exit code and the
 named files it writes — its text only where it does nothing visible (a module of functions).
@@ -64,9 +66,9 @@ class Answer:
 
     @property
     def given(self) -> bool:
-        """Whether the try left anything: an answer of absent files only is no answer (two
-        tries that did nothing do not agree on anything)."""
-        return any(value != ABSENT for value in self.parts.values())
+        """Whether the try left anything: an answer of absent or blank files only is no answer
+        (two tries that did nothing, or wrote `[]`, do not agree on anything)."""
+        return any(value not in (ABSENT, BLANK) for value in self.parts.values())
 
     def summary(self) -> str:
         names = [posixpath.basename(name) if not name.startswith("run: ") else name
@@ -75,6 +77,10 @@ class Answer:
 
 
 ABSENT = "absent"
+BLANK = "blank"
+"""A file with nothing in it once normalised: empty, blank lines, or an empty JSON value
+(`[]`, `{}`, `""`, `null`). Tries agree on it without having done the work."""
+_BLANK_FORMS = frozenset({b"", b"[]", b"{}", b'""', b"null"})
 
 
 def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Files:
@@ -127,7 +133,8 @@ def read_answer(
             if behaviour is not None:
                 parts[f"run: {command}"] = behaviour
                 continue
-        parts[path] = _digest(normalised(data, path))
+        same = normalised(data, path)
+        parts[path] = BLANK if same in _BLANK_FORMS else _digest(same)
     return Answer(parts)
 
 

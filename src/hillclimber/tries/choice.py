@@ -114,7 +114,7 @@ def _why(groups: list[list[TryRecord]], kept: TryRecord, *, agreed: bool, indepe
     best = groups[0]
     ran = sum(len(group) for group in groups)
     if not kept.answer:
-        return f"no try of {ran} left an answer: try {kept.index} kept"
+        return f"no try of {ran} left an answer (or only blank files): try {kept.index} kept"
     if agreed:
         said = f"{len(best)} of {ran} tries left the same answer"
         if not independent:
