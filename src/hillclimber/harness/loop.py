@@ -88,7 +88,6 @@ class AgentLoop:
         self.plan: Plan | None = None
         self.stats = LoopStats()
         self.events.subscribe(self.stats)  # it counts what the events say, and nothing else
-        self.refused: set[tuple[str, str]] = set()
         self._path = partial(tool_path, env=parts.env)
         self._read = partial(read_text, parts.env.sandbox)
 
@@ -221,7 +220,7 @@ class AgentLoop:
             workdir=self.env.workdir,
             outputs=self.paths.outputs,
             climbing=self.climb is not None and self.climb.climb.enabled,
-            refused=frozenset(self.refused),
+            refused=frozenset(self.state.denied),
         )
 
     def _screen(self, call: ToolCall, text: str) -> ToolCall | None:
@@ -238,9 +237,11 @@ class AgentLoop:
         if verdict.instead is not None:  # a read of a file not read yet: nothing to screen
             self.state.tell(message)
             return verdict.instead
-        self.refused.add((verdict.rule, call.signature()))
         self.state.refused(
-            message, repeated=verdict.rule == "repetition", call=(call.name, verdict.rule)
+            message,
+            repeated=verdict.rule == "repetition",
+            call=(call.name, verdict.rule),
+            signature=call.signature(),
         )
         self.prompter.record(text, message)
         return None

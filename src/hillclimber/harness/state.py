@@ -180,6 +180,9 @@ class LoopState:
     weak_shown: bool = False
     """Weak checks passed and the model was shown what they looked at, with nothing changed
     since: its next done-signal confirms the result."""
+    denied: set[tuple[str, str]] = field(default_factory=set)
+    """(guard rule, call signature) of every call a guard refused (some rules let a call
+    asked for again pass)."""
     show_failing: bool = True
     """Name the failing checks in the progress line (`completion.show_failing_checks`)."""
     prompts: Prompts = field(default_factory=shipped)
@@ -213,12 +216,19 @@ class LoopState:
         self.stuck = True
 
     def refused(
-        self, feedback: str, *, repeated: bool = False, call: tuple[str, str] | None = None
+        self,
+        feedback: str,
+        *,
+        repeated: bool = False,
+        call: tuple[str, str] | None = None,
+        signature: str | None = None,
     ) -> None:
         """A call was refused (by a guard, or no candidate was worth applying); `repeated`: as
         a repetition, which is the model's way of saying it is done (counted as a repeat);
-        `call`: its (tool, guard rule)."""
+        `call`: its (tool, guard rule); `signature`: the call's, where a guard refused it."""
         self.feedback.append(feedback)
+        if call is not None and signature is not None:
+            self.denied.add((call[1], signature))
         self.stuck = True
         self.refused_call = call
         self.turns_since_success += 1
