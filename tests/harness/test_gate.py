@@ -60,3 +60,22 @@ def test_ungated_only_the_models_word_or_the_budget_ends_it() -> None:
     assert ungated.finalize("same action repeated", 2) is None  # no check ran
     assert [type(e) for e in seen] == [FinalizeAsked]
     assert ends(ungated).exit is LoopExit.COMPLETED
+
+
+def test_the_signals_of_a_turn_in_order_the_stall_last_and_read_after_the_first() -> None:
+    checked, state, _ = gate(FAILING, same_action_limit=3, stall_turns=4, no_progress_turns=8)
+    assert list(checked.signals(plan_done=False)) == []
+    assert list(checked.signals(plan_done=True)) == [("plan done", False)]
+    state.repeats, state.turns_since_news = 3, 4
+    signals = checked.signals(plan_done=True)
+    assert next(signals) == ("same action repeated", False)  # one reason of the four, the first
+    state.turns_since_news = 0  # the check it led to brought news: no stall after all
+    assert list(signals) == []
+    state.repeats, state.turns_since_news = 0, 4
+    assert list(checked.signals(plan_done=False)) == [("stalled", True)]
+
+
+def test_signals_the_setting_leaves_out_are_never_raised() -> None:
+    checked, state, _ = gate(FAILING, no_progress_turns=None, stall_turns=None)
+    state.turns_since_success, state.turns_since_news = 50, 50
+    assert list(checked.signals(plan_done=False)) == []
