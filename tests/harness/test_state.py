@@ -105,3 +105,14 @@ def test_a_change_drops_what_it_made_stale() -> None:
     state.ran(ToolCall(name="verify_progress", arguments={}), ToolResult(True, "1/2 passing"))
     state.ran(other, ToolResult(True, "Wrote 1 bytes"))
     assert state.latest is None  # the checks' results were of the files before
+
+
+def test_on_tool_ran_hands_on_each_tool_that_ran_and_nothing_else() -> None:
+    from hillclimber.harness.recording.events import EventBus, ToolRan, TurnStarted, on_tool_ran
+
+    heard: list[ToolRan] = []
+    bus = EventBus(on_tool_ran(heard.append))
+    ran = ToolRan(1, "model", "run_command", {"command": "ls"}, True, "a\n", {}, "ls: ok", 0.1)
+    bus.emit(TurnStarted(1))
+    bus.emit(ran)
+    assert heard == [ran]
