@@ -3,6 +3,7 @@ normalised text and JSON; programs compared by what they do."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from hillclimber.harness.task_paths import TaskPaths
@@ -87,6 +88,51 @@ def test_a_blank_file_is_no_answer_to_agree_on(tmp_path: Path) -> None:
     answer = answer_of(sandbox, "Convert it to /app/out.json",
                        lambda box: box.write_file("/app/out.json", b"[0]"))  # fmt: skip
     assert answer.given and answer.digest
+
+
+def test_a_script_that_does_not_run_is_no_answer_to_agree_on(tmp_path: Path) -> None:
+    """Two tries that wrote the line to print into the script, not a script that prints it,
+    have not agreed on anything: run, it stops at `command not found`."""
+    sandbox, _ = host_sandbox(tmp_path / "text")
+    instruction = "Write a bash script /app/greet.sh that prints exactly: Hello there"
+    text = lambda box: box.write_file("/app/greet.sh", b"Hello there\n")  # noqa: E731
+    answer = answer_of(sandbox, instruction, text)
+    assert answer.parts == {"run: bash greet.sh": "broken"} and not answer.given
+    sandbox, _ = host_sandbox(tmp_path / "script")
+    script = lambda box: box.write_file("/app/greet.sh", b"echo Hello there\n")  # noqa: E731
+    answer = answer_of(sandbox, instruction, script)
+    assert answer.given and answer.parts["run: bash greet.sh"] != "broken"
+
+
+def test_a_commit_is_part_of_the_answer(tmp_path: Path) -> None:
+    """What a try committed is compared by the commits' trees and subjects (not their hashes,
+    which hold times), beside the files; a repository left as it was adds nothing."""
+    instruction = "Fix the typo in /app/repo/a.txt and commit it with the message 'fix typo'"
+
+    def repo(name: str) -> Sandbox:
+        sandbox, _ = host_sandbox(tmp_path / name)
+        sandbox.write_file("/app/repo/a.txt", b"helo\n")
+        done = sandbox.run("cd /app/repo && git init -q && git add a.txt && git -c user.name=a "
+                           "-c user.email=a@b commit -qm start", timeout=30)  # fmt: skip
+        assert done.ok, done.output
+        return sandbox
+
+    def fix(commit: bool) -> Callable[[Sandbox], None]:
+        def work(box: Sandbox) -> None:
+            box.write_file("/app/repo/a.txt", b"hello\n")
+            if commit:
+                box.run("cd /app/repo && git -c user.name=b -c user.email=b@c commit -qam "
+                        "'fix typo'", timeout=30)  # fmt: skip
+
+        return work
+
+    committed = answer_of(repo("one"), instruction, fix(commit=True))
+    again = answer_of(repo("two"), instruction, fix(commit=True))
+    uncommitted = answer_of(repo("three"), instruction, fix(commit=False))
+    assert "git: /app" in committed.parts
+    assert committed.digest == again.digest  # other author, other time: the same answer
+    assert committed.digest != uncommitted.digest
+    assert "git: /app" not in answer_of(repo("four"), "Say hi.", lambda box: None).parts
 
 
 def test_git_objects_and_caches_are_nobodys_answer(tmp_path: Path) -> None:

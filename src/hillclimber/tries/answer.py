@@ -11,6 +11,9 @@ Where a file is a program (a script, an executable), its answer is what it does 
 the instruction shows (else with its interpreter): what it prints, its exit code and the
 named files it writes — its text only where it does nothing visible (a module of functions).
 
+A repository's commits are part of what a try left (`GIT`); a program that does not run (its
+interpreter or a command in it not found) is no answer, like a blank file.
+
 Nothing here knows a task or a phrasing: it compares files and runs programs.
 """
 
@@ -66,9 +69,10 @@ class Answer:
 
     @property
     def given(self) -> bool:
-        """Whether the try left anything: an answer of absent or blank files only is no answer
-        (two tries that did nothing, or wrote `[]`, do not agree on anything)."""
-        return any(value not in (ABSENT, BLANK) for value in self.parts.values())
+        """Whether the try left anything: an answer of absent or blank files, or programs that
+        do not run, is no answer (two tries that did nothing, or wrote `[]`, or the same
+        script that stops at `command not found`, do not agree on anything)."""
+        return any(value not in (ABSENT, BLANK, BROKEN) for value in self.parts.values())
 
     def summary(self) -> str:
         names = [posixpath.basename(name) if not name.startswith("run: ") else name
@@ -81,6 +85,23 @@ BLANK = "blank"
 """A file with nothing in it once normalised: empty, blank lines, or an empty JSON value
 (`[]`, `{}`, `""`, `null`). Tries agree on it without having done the work."""
 _BLANK_FORMS = frozenset({b"", b"[]", b"{}", b'""', b"null"})
+BROKEN = "broken"
+"""A program that, run as the instruction shows, printed nothing and ended `command not found`
+(exit 127): its interpreter, or a command in it, is not there (a script holding the text it
+was to print)."""
+GIT = "git: "
+"""The part of the repositories in the working folder: each one's branch, commits and refs (by
+tree and subject) and its tracked files not committed (`git status`; untracked files are
+compared as files). A commit is work a try did that no file shows: git's
+own objects are left out of the files (they hold times)."""
+_GIT_STATE = (
+    "find . -maxdepth 3 -name .git -prune 2>/dev/null | sort | while read -r g; do "
+    'd="${g%/.git}"; git() { command git -c safe.directory=\'*\' -C "$d" "$@"; }; '
+    'git rev-parse --git-dir >/dev/null 2>&1 || continue; echo "== $d"; '
+    "git symbolic-ref -q --short HEAD; git log --format='%T %s' 2>/dev/null | head -n 50; "
+    "git for-each-ref --format='%(refname) %(tree) %(subject)' refs/heads refs/tags; "
+    "git status --porcelain --untracked-files=no 2>/dev/null | head -n 200; done"
+)
 
 
 def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Files:
@@ -100,7 +121,19 @@ def files_now(sandbox: Sandbox, workdir: str, outside: Iterable[str] = ()) -> Fi
         data = read_bytes(sandbox, path, limit=MAX_BYTES)
         if data is not None:
             found[path] = hashlib.sha256(data).hexdigest()
+    if workdir != "/" and (state := _git_state(sandbox, workdir)) is not None:
+        found[GIT + workdir] = state
     return found
+
+
+def _git_state(sandbox: Sandbox, workdir: str) -> str | None:
+    """The digest of the repositories' state under `workdir` (`GIT`); None without any."""
+    try:
+        result = sandbox.run(_GIT_STATE, timeout=RUN_TIMEOUT, cwd=workdir, linger=False)
+    except OSError:
+        return None
+    text = result.stdout.strip()
+    return _digest(text.encode()) if text else None
 
 
 def _file_digest(sandbox: Sandbox, path: str, size: int) -> str:
@@ -119,9 +152,13 @@ def read_answer(
     answer_files = _named_files(named, now, changed)
     if not any(p in changed for p in answer_files):
         answer_files = sorted(changed)
+    committed = [p for p in sorted(changed) if p.startswith(GIT) and p not in answer_files]
     parts: dict[str, str] = {}
     programs = 0
-    for path in answer_files:
+    for path in [*answer_files, *committed]:
+        if path.startswith(GIT):
+            parts[path] = now.get(path, ABSENT)
+            continue
         data = read_bytes(sandbox, path, limit=MAX_BYTES) if path in now else None
         if data is None:
             parts[path] = ABSENT
@@ -245,6 +282,8 @@ def _behaviour(
         wrote = {p: read_bytes(sandbox, p) for p in before}
     written = sorted(p for p in before if wrote[p] != before[p])
     output = normalised(result.stdout.encode(), "")
+    if not output and not written and result.exit_code == 127:
+        return command, BROKEN
     if not output and not written:  # nothing to tell two programs apart by (a usage error)
         return command, None
     seen = [output, f"exit {result.exit_code}".encode()]
