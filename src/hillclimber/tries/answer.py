@@ -92,8 +92,8 @@ was to print)."""
 GIT = "git: "
 """The part of the repositories in the working folder: each one's branch, commits and refs (by
 tree and subject) and its tracked files not committed (`git status`; untracked files are
-compared as files). A commit is work a try did that no file shows: git's
-own objects are left out of the files (they hold times)."""
+compared as files). A commit is work a try did that no file shows: git's own objects are left
+out of the files (they hold times)."""
 _GIT_STATE = (
     "find . -maxdepth 3 -name .git -prune 2>/dev/null | sort | while read -r g; do "
     'd="${g%/.git}"; git() { command git -c safe.directory=\'*\' -C "$d" "$@"; }; '
