@@ -240,7 +240,7 @@ def test_plain_pytest_is_rewritten() -> None:
 )
 def test_data_download_is_a_need_naming_the_url(command: str) -> None:
     script = translate(f"{command}\npytest /tests/test_outputs.py\n")
-    assert script.needs == ["download https://example.com/data/sales.csv"]
+    assert script.needs == ["the tests download https://example.com/data/sales.csv"]
     assert script.text.splitlines()[0] == ":"
     assert script.runs_pytest
 
@@ -249,7 +249,7 @@ def test_piped_non_uv_installer_is_a_need_and_its_shell_is_not_run() -> None:
     script = translate(
         "curl -fsSL https://deb.nodesource.com/setup_20.x | bash -\npytest /tests/test_outputs.py\n"
     )
-    assert script.needs == ["download https://deb.nodesource.com/setup_20.x"]
+    assert script.needs == ["the tests download https://deb.nodesource.com/setup_20.x"]
     assert script.text.splitlines()[0] == ": | :"
     assert "bash" not in script.text
     assert bash_syntax_ok(script.text).returncode == 0
@@ -320,4 +320,28 @@ def test_uvx_tool_at_version() -> None:
     script = translate("uvx pytest@8.4.1 /tests/test_outputs.py -rA\n")
     [call] = pytest_lines(script.text)
     check_pytest_call(call, "/tests/test_outputs.py -rA")
+    assert script.packages == ["pytest==8.4.1"]
+
+
+def test_uvx_with_an_extra_index_still_runs_pytest_from_pypi() -> None:
+    script = translate(
+        "uvx \\\n"
+        "  --index https://download.example.org/whl/cpu \\\n"
+        "  --index-strategy unsafe-best-match \\\n"
+        "  -p 3.13 \\\n"
+        "  -w torch==2.7.1 \\\n"
+        "  -w pytest==8.4.1 \\\n"
+        "  pytest /tests/test_outputs.py -v -rA\n"
+    )
+    [call] = pytest_lines(script.text)
+    check_pytest_call(call, "/tests/test_outputs.py -v -rA")
+    assert script.runs_pytest and script.needs == []
+    assert script.packages == ["pytest==8.4.1", "torch==2.7.1"]
+    assert any("download.example.org/whl/cpu" in note for note in script.notes)
+
+
+def test_a_flag_before_the_tool_takes_no_value() -> None:
+    script = translate("uvx --isolated -w pytest==8.4.1 pytest /tests/test_x.py\n")
+    [call] = pytest_lines(script.text)
+    check_pytest_call(call, "/tests/test_x.py")
     assert script.packages == ["pytest==8.4.1"]

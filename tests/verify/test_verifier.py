@@ -322,7 +322,7 @@ def test_needs_name_downloads_and_missing_apt_packages(tmp_path: Path) -> None:
     )
     task = tb2_task(tmp_path, "def test_ok():\n    assert True\n", test_sh)
     needs = verifier_needs(task)
-    assert "download https://example.com/expected.csv" in needs
+    assert "the tests download https://example.com/expected.csv" in needs
     [apt] = [need for need in needs if "hc-no-such-package-xyz" in need]
     assert "curl" not in apt  # installed here
     assert len(needs) == 2

@@ -45,10 +45,16 @@ def _words(segment: str) -> list[str]:
 _PIP_INSTALL = re.compile(
     r"^(?:(?:python3?|python3\.\d+)\s+-m\s+)?(?:uv\s+)?pip3?\s+install\b|^uv\s+add\b"
 )
+_VALUED = (
+    r"-[pwif]|--python|--with(?:-editable|-requirements)?|--from|--constraints|--overrides"
+    r"|--(?:default-)?index(?:-url|-strategy)?|--extra-index-url|--find-links"
+)
+"""uv's options that take a value, as `uvx`/`uv run` write them before the tool."""
 _RUNNER = (
     r"(?:uvx|uv\s+run)"
-    r"(?:\s+(?:(?:-[pw]|--with|--python|--from|--with-requirements)\s+\S+|-\S+))*\s+"
+    rf"(?:\s+(?:(?:{_VALUED})\s+\S+|-\S+))*\s+"
 )
+_INDEXES = frozenset({"-i", "--index", "--default-index", "--index-url", "--extra-index-url"})
 _PYTEST = re.compile(
     rf"^(?P<runner>(?:{_RUNNER}|python3?(?:\.\d+)?\s+-m\s+)?)"
     r"pytest(?:@(?P<at>\S+)|(?P<pin>==\S+))?(?P<args>(?:\s.*)?)$"
@@ -63,6 +69,11 @@ _NOOP = ":"
 def _uvx_packages(runner: str) -> list[str]:
     words = _words(runner)
     return [words[i + 1] for i, w in enumerate(words[:-1]) if w in {"-w", "--with"}]
+
+
+def _uvx_indexes(runner: str) -> list[str]:
+    words = _words(runner)
+    return [words[i + 1] for i, w in enumerate(words[:-1]) if w in _INDEXES]
 
 
 def translate(text: str, tests_dir: Path | None = None) -> TestScript:
@@ -149,7 +160,7 @@ def _download(words: list[str], stripped: str, result: TestScript) -> None:
     if "astral.sh/uv" in url or url.endswith("/uv/install.sh"):
         result.notes.append("skipped the uv installer; pytest runs from a cached environment")
     else:
-        result.needs.append(f"download {url or stripped}")
+        result.needs.append(f"the tests download {url or stripped}")
 
 
 def _environment_setup(words: list[str]) -> str | None:
@@ -192,6 +203,8 @@ def _pytest_call(match: re.Match[str], result: TestScript) -> str:
     result.packages += [f"pytest{pin}", *_uvx_packages(runner)]
     if "-p " in runner or "--python" in runner:
         result.notes.append("tests run with the sandbox's python3, not the version uvx asked for")
+    for index in _uvx_indexes(runner):
+        result.notes.append(f"the tests' packages come from PyPI, not from the index {index}")
     result.runs_pytest = True
     args = match.group("args")
     if "--ctrf" in args:
