@@ -126,6 +126,9 @@ def _variant(tmp_path: Path, name: str, dockerfile: str = "", solution: str = ""
         ("pip: git+https://github.com/a/b.git", [("github.com", 443)]),
         ("git clone git@gitlab.com:a/b.git", [("gitlab.com", 22)]),
         ("download from Hugging Face gpt2", [("huggingface.co", 443)]),
+        ("files from image ghcr.io/a/uv:0.8 (COPY --from, line 3)", [("ghcr.io", 443)]),
+        ("files from image busybox:1.36 (COPY --from, line 3)", [("registry-1.docker.io", 443)]),
+        ("files built in stage 'build' (COPY --from, line 4)", []),
         ("apt: curl, git", []),
     ],
 )
@@ -145,6 +148,23 @@ def test_a_dockerfile_that_downloads_from_a_host_no_build_reaches_runs_nowhere(
     assert placed.where == "no" and not placed.build_failed
     assert placed.reasons[0].startswith("downloads from hc-nowhere.invalid, which no build")
     assert "git clone https://hc-nowhere.invalid/x.git" in placed.reasons[0]
+
+
+def test_files_copied_out_of_an_image_no_build_reaches_run_nowhere(tmp_path: Path) -> None:
+    """A `FROM` image is replaced by a local base; an image only copied from cannot be."""
+    task = _variant(tmp_path, "copies", "COPY --from=hc-nowhere.invalid/uv:1 /uv /bin/uv\n")
+    placed = place(task, Podman("/nonexistent/podman"), build=True)
+    assert placed.where == "no" and not placed.build_failed
+    assert placed.reasons[0].startswith("downloads from hc-nowhere.invalid, which no build")
+
+
+def test_a_dockerfile_naming_a_file_its_context_lacks_runs_nowhere(tmp_path: Path) -> None:
+    """It would fail at that step in any build: said before one, not placed in an image."""
+    task = _variant(tmp_path, "lacks", "COPY weights.pt /app/weights.pt\n")
+    placed = place(task, Podman("/nonexistent/podman"), build=True)
+    assert placed.where == "no" and not placed.build_failed
+    assert placed.reasons[0].startswith("unreadable environment:")
+    assert "weights.pt" in placed.reasons[0]
 
 
 def test_a_task_whose_solution_installs_runs_in_its_image_where_images_can_be_built(

@@ -5,9 +5,11 @@ package archives, nothing else). A Dockerfile that clones from github.com or fet
 from huggingface.co cannot build where those hosts do not answer, and saying so before a
 build is the truth `tasks check` owes (a build would fail minutes later, at that step). The
 hosts are read from the Dockerfile's steps (`curl`/`wget` URLs, `git clone`, `ADD URL`,
-`huggingface-cli download`, a URL handed to pip) and each is asked once per process: its name
-resolved, then a TCP connection made. Package installs (`apt-get`, `pip install NAME`) name no
-host: they go to the archives, which a build here reaches.
+`huggingface-cli download`, a URL handed to pip, the registry of an image a `COPY --from` takes
+files out of) and each is asked once per process: its name resolved, then a TCP connection
+made. Package installs (`apt-get`, `pip install NAME`) name no host: they go to the archives,
+which a build here reaches. (A `FROM` image that cannot be pulled is replaced by a local base,
+so it names no host; an image only copied from cannot be replaced.)
 """
 
 from __future__ import annotations
@@ -25,6 +27,17 @@ _URL = re.compile(r"\b(https?|ftp|git|ssh)://(?:[^@/\s]+@)?([A-Za-z0-9][A-Za-z0-
 _SCP = re.compile(r"\bgit@([A-Za-z0-9][A-Za-z0-9.-]*):")
 _PORTS = {"http": 80, "https": 443, "ftp": 21, "git": 9418, "ssh": 22}
 HUGGING_FACE = "huggingface.co"
+DOCKER_HUB = "registry-1.docker.io"
+_IMAGE_NEED = re.compile(r"^files from image (\S+)")
+
+
+def registry_of(image: str) -> str:
+    """The registry host an image reference is pulled from (`ghcr.io/a/b:1` → ghcr.io;
+    `python:3.12`, `library/x` → Docker Hub)."""
+    first, _, rest = image.partition("/")
+    if rest and ("." in first or ":" in first or first == "localhost"):
+        return first.split(":")[0].lower()
+    return DOCKER_HUB
 
 
 def hosts_in(need: str) -> list[tuple[str, int]]:
@@ -36,6 +49,9 @@ def hosts_in(need: str) -> list[tuple[str, int]]:
     found += [(host.lower(), 22) for host in _SCP.findall(need)]
     if need.startswith("download from Hugging Face"):
         found.append((HUGGING_FACE, 443))
+    image = _IMAGE_NEED.match(need)
+    if image:
+        found.append((registry_of(image.group(1)), 443))
     return list(dict.fromkeys(found))
 
 
@@ -51,13 +67,14 @@ def reachable(host: str, port: int) -> bool:
 
 def unreachable_downloads(task: Task) -> list[str]:
     """Each host the task's Dockerfile downloads from that no build here reaches, named with
-    the step's download (empty: none, or nothing to build)."""
+    the step's download (empty: none, or nothing to build); a Dockerfile that cannot be read
+    (or names files its context lacks) builds nowhere, and says why."""
     if task.environment.dockerfile is None:
         return []
     try:
         needs = plan_environment(task).needs
-    except TaskLoadError:
-        return []  # an unreadable Dockerfile is said elsewhere
+    except TaskLoadError as err:
+        return [f"unreadable environment: {err}"]
     found: dict[str, str] = {}
     for need in needs:
         for host, port in hosts_in(need):
