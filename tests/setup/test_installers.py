@@ -186,6 +186,8 @@ def test_git_clone_and_fetching_are_needs_local_git_runs() -> None:
         (None, "git clone https://github.com/a/b.git")
     ]
     assert needs("git -C /app/b pull") == [(None, "git pull (network)")]
+    assert verdict("git fetch /app/bundle1.bundle").action == "run"
+    assert verdict("git -C /app/b pull ../upstream main").action == "run"
     assert needs("git submodule update --init") == [(None, "git submodule update (network)")]
     assert verdict("git config --global user.email a@b.c") == Decision()
 

@@ -156,6 +156,9 @@ def _git(words: Words, ctx: Context) -> Decision:
     remote = [arg for arg in sub[1:] if re.match(r"\w+://|git@", arg)]
     if sub[:1] == ["clone"] and remote:
         return Decision.need(None, f"git clone {remote[0]}")
+    from_path = sub[:1] in (["fetch"], ["pull"]) and len(sub) > 1 and sub[1].startswith(("/", "."))
+    if from_path:  # a repository or bundle on this machine's disk
+        return plain_command(words, ctx)
     if sub[:1] in (["fetch"], ["pull"], ["lfs"]) or sub[:2] == ["submodule", "update"]:
         return Decision.need(None, f"git {' '.join(sub[:2])} (network)")
     return plain_command(words, ctx)
