@@ -57,6 +57,18 @@ class PlanningScript:
         return (self.supervisor if planning else self.worker).complete(request)
 
 
+def run_source(run: Path) -> str:
+    """The suite or dataset a finished run's tasks came from, as its config says (read as
+    JSON: a run made by an older harness may hold settings since removed)."""
+    config = next(run.glob("**/config.json"), None)
+    source = json.loads(config.read_text()).get("source") if config else None
+    if not isinstance(source, str):
+        raise SystemExit(
+            f"{run}: no config.json with a source; say where the tasks are with --dataset"
+        )
+    return source
+
+
 def load_tasks(suite: str, dataset: str | None, tasks: str | None) -> tuple[Dataset, list[Task]]:
     """The dataset (a built-in suite by name, or a path) and the tasks picked from it."""
     loaded = load_suite(dataset or suite)

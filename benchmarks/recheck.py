@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _trial import load_tasks, one_line, prepare
+from _trial import load_tasks, one_line, prepare, run_source
 from checks import pass_strength, trials_under
 
 from hillclimber.errors import HillclimberError
@@ -46,7 +46,7 @@ from hillclimber.harness.acting.handlers import ToolEnv, execute
 from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.instruction import search_roots
-from hillclimber.results import RunConfig, TrialResult
+from hillclimber.results import TrialResult
 from hillclimber.sandbox import HOST_KINDS, SandboxKind, pick_sandbox_kind
 from hillclimber.task import Task
 
@@ -159,7 +159,7 @@ def main() -> None:
     parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
     args = parser.parse_args()
     kind = args.sandbox or pick_sandbox_kind()[0]
-    _, tasks = load_tasks("mini", args.dataset or _source(args.run), args.tasks)
+    _, tasks = load_tasks("mini", args.dataset or run_source(args.run), args.tasks)
     by_id = {task.id: task for task in tasks}
     found: list[Rechecked] = []
     for trial, folder in trials_under(args.run):
@@ -171,14 +171,6 @@ def main() -> None:
         found.append(recheck(trial, folder, task, kind))
         print(found[-1].line(), flush=True)
     print("\n".join(summarize(found)))
-
-
-def _source(run: Path) -> str:
-    """The suite or dataset a run's tasks came from, as its config says."""
-    config = next(run.glob("**/config.json"), None)
-    if config is None:
-        raise SystemExit(f"{run}: no config.json; say where the tasks are with --dataset")
-    return RunConfig.model_validate_json(config.read_text()).source
 
 
 if __name__ == "__main__":

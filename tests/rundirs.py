@@ -49,6 +49,7 @@ def bench(
     answers: list[str] | None = None,
     preset_name: str = "fm",
     feedback: str = "tests",
+    tries: int = 1,
 ) -> Path:
     """Run the tb2 fixture tasks (or some of them) and leave a run folder at `run_dir`."""
     chosen = [t for t in load_dataset(TB2).tasks if tasks is None or t.id in tasks]
@@ -60,7 +61,12 @@ def bench(
         model = ModelConfig(spec=f"scripted:{script}")
         # no planner, no probing, no candidates: one model call per turn, one answer each
         harness = preset(
-            preset_name, planner=False, probe_commands=False, candidates=1, feedback=feedback
+            preset_name,
+            planner=False,
+            probe_commands=False,
+            candidates=1,
+            feedback=feedback,
+            **{"tries.n": tries},
         )
     config = RunConfig(
         run_id=run_dir.name,
@@ -84,6 +90,7 @@ def scripted(
     answers: list[str],
     n_attempts: int = 1,
     feedback: str = "tests",
+    tries: int = 1,
 ) -> Path:
     return bench(
         run_dir,
@@ -93,6 +100,7 @@ def scripted(
         answers=answers,
         preset_name=preset_name,
         feedback=feedback,
+        tries=tries,
     )
 
 

@@ -4,6 +4,7 @@ not something a test may assert."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -17,7 +18,7 @@ from hillclimber.results import ExitReason, TrialResult
 from hillclimber.sandbox import SandboxKind
 
 from conftest import FIXTURES, REPO, require_images, require_sandbox
-from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, comparison, scripted
+from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, call, comparison, scripted
 
 NUMBER = r"\d+(?:\.\d+)?"
 
@@ -165,6 +166,33 @@ def test_recheck_replays_a_trials_actions_under_the_checks_as_they_are_now(
     lines = run_benchmark("recheck.py", *args)
     assert "checks pass (value) → fail, tests pass→fail" in lines[0], lines
     assert lines[1] == "1 trials replayed, 0 rebuilt (the tests now as then)"
+
+
+def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
+    tmp_path: Path,
+) -> None:
+    """A real run of two tries (scripted model, feedback self), recorded as if its back end
+    sampled: both wrote the greeting, so they agree then and now. With one try's saved file
+    blanked, as an older rule would have let agree, they agree no longer."""
+    write = call("write_file", path="/app/hello.txt", content="Hello, world!\n")
+    run = scripted(tmp_path / "run", "climber", [write, call("task_complete")] * 2,
+                   feedback="self", tries=2)  # fmt: skip
+    [result] = run.glob("*/result.json")
+    doc = json.loads(result.read_text())
+    assert doc["tries"]["groups"] == [[1, 2]], doc["tries"]
+    doc["tries"].update(independent=True, agreed=True)
+    doc["grade"] = "agreed"
+    result.write_text(json.dumps(doc))
+    args = ("--run", str(run), "--dataset", str(FIXTURES / "tb2"))
+    lines = run_benchmark("reanswer.py", *args)
+    assert re.fullmatch(r"fx-hello +agreed → agreed +groups \[\[1, 2\]\] → \[\[1, 2\]\]"
+                        r" +tests passed", lines[0]), lines  # fmt: skip
+    assert lines[2] == "agreed then: 1 (0 the tests failed); now: 1 (0 the tests failed)"
+    other = 2 if doc["tries"]["chosen"] == 1 else 1
+    (result.parent / "tries" / str(other) / "workspace" / "hello.txt").write_text("\n")
+    lines = run_benchmark("reanswer.py", *args)
+    assert "groups [[1, 2]] → [[" in lines[0] and "[[1, 2]] → [[1, 2]]" not in lines[0], lines
+    assert lines[2] == "agreed then: 1 (0 the tests failed); now: 0 (0 the tests failed)"
 
 
 def test_overhead_benchmark() -> None:

@@ -104,6 +104,24 @@ def test_a_script_that_does_not_run_is_no_answer_to_agree_on(tmp_path: Path) -> 
     assert answer.given and answer.parts["run: bash greet.sh"] != "broken"
 
 
+def test_a_script_that_does_not_run_spoils_the_answer_it_is_part_of(tmp_path: Path) -> None:
+    """The output file written by hand beside it does not make it an answer (mini's
+    greet-script: two tries of the 0.5B "agreed" so, and the tests failed them)."""
+    sandbox, _ = host_sandbox(tmp_path / "text")
+    instruction = (
+        "Write a bash script /app/greet.sh that prints exactly: Hello there\n"
+        "Then run it and save its output to /app/result.txt."
+    )
+
+    def by_hand(box: Sandbox) -> None:
+        box.write_file("/app/greet.sh", b"Hello there\n")
+        box.write_file("/app/result.txt", b"Hello there\n")
+
+    answer = answer_of(sandbox, instruction, by_hand)
+    assert answer.parts["run: bash greet.sh"] == "broken" and "/app/result.txt" in answer.parts
+    assert not answer.given and answer.digest == ""
+
+
 def test_a_commit_is_part_of_the_answer(tmp_path: Path) -> None:
     """What a try committed is compared by the commits' trees and subjects (not their hashes,
     which hold times), beside the files; a repository left as it was adds nothing."""

@@ -69,10 +69,13 @@ class Answer:
 
     @property
     def given(self) -> bool:
-        """Whether the try left anything: an answer of absent or blank files, or programs that
-        do not run, is no answer (two tries that did nothing, or wrote `[]`, or the same
-        script that stops at `command not found`, do not agree on anything)."""
-        return any(value not in (ABSENT, BLANK, BROKEN) for value in self.parts.values())
+        """Whether the try left anything: an answer of absent or blank files is no answer (two
+        tries that did nothing, or wrote `[]`, do not agree on anything), and neither is one
+        with a program that does not run, whatever else it holds (two tries that wrote the
+        line to print into the script, and that line into its output file by hand, have
+        agreed on a script that stops at `command not found`)."""
+        values = self.parts.values()
+        return BROKEN not in values and any(value not in (ABSENT, BLANK) for value in values)
 
     def summary(self) -> str:
         names = [posixpath.basename(name) if not name.startswith("run: ") else name

@@ -1,0 +1,166 @@
+"""Would the tries of a finished run agree now, under the answer rules as the code is now?
+
+    python benchmarks/reanswer.py --run runs/<run-id>[/<setting>] [--dataset PATH] [--tasks a,b]
+
+A rule about what counts as an answer (a blank file is none; a program is compared by what it
+does; a repository by what it committed) is learnt from a few trials, and a model run to try it
+costs hours. This reads the old answers again instead: each trial of the run that ran tries is
+set up afresh as its tries were (the start every try shared), each try's saved workspace
+(`tries/<n>/workspace`, the kept try's in the trial's `workspace/`) is laid over a copy of that
+start, and its answer is read by `tries/answer.py` as it is now. The groups, the kept try and
+the grade are then worked out again by `tries/choice.py` and `grades.py`.
+
+What this cannot know: a try that never ran. Where the answers of the tries that ran no longer
+settle it (two agree and no check fails) and fewer tries ran than planned, the run would have
+gone on to another try; the line says `+1 try` and counts the trial apart. Only the workspace
+is saved, so a named file outside it (`/tmp/x`) reads as absent now. Tasks set up in their
+image are left out (their tries' layers are not kept).
+
+Per trial: the grade then and now, the groups then and now, and what the task's tests said.
+The last lines: `agreed` then and now, and how many of each the tests failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from _trial import load_tasks, prepare, run_source
+from checks import trials_under
+
+from hillclimber.grades import Grade
+from hillclimber.harness.task_paths import TaskPaths
+from hillclimber.image import needs_image
+from hillclimber.results import TrialResult
+from hillclimber.sandbox import (
+    HOST_KINDS,
+    SandboxKind,
+    create_sandbox,
+    pick_sandbox_kind,
+    trial_layout,
+)
+from hillclimber.shell.command import inside
+from hillclimber.task import Task
+from hillclimber.tries.answer import files_now, read_answer
+from hillclimber.tries.choice import TriesRecord, TryRecord, choose, settled
+
+FOLDERS = ("workspace", "tmp", "home")
+
+
+@dataclass
+class Reanswered:
+    task: str
+    passed: bool
+    then: TriesRecord
+    now: TriesRecord
+    grade_then: str
+    grade_now: str
+
+    @property
+    def more_tries(self) -> bool:
+        """The answers now do not settle it and the run stopped early: another try would run."""
+        return len(self.now.tries) < self.now.planned and not settled(self.now.tries)
+
+    def line(self) -> str:
+        tests = "tests passed" if self.passed else "tests failed"
+        more = "  +1 try" if self.more_tries else ""
+        return (
+            f"{self.task:<24} {self.grade_then:>9} → {self.grade_now:<9}"
+            f" groups {self.then.groups} → {self.now.groups}  {tests}{more}"
+        )
+
+
+def grade_of(record: TriesRecord) -> Grade:
+    """The grade the kept try would have (`grades.grade` from what its record holds)."""
+    kept = next(one for one in record.tries if one.index == record.chosen)
+    if kept.fails:
+        return Grade.FAILED
+    if record.agreed:
+        return Grade.AGREED
+    if kept.checks_passed is None:
+        return Grade.UNCHECKED
+    return Grade.VERIFIED if kept.value_passing else Grade.PLAUSIBLE
+
+
+def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) -> Reanswered:
+    then = trial.tries
+    assert then is not None
+    with tempfile.TemporaryDirectory(prefix="hc-reanswer-") as tmp, contextlib.ExitStack() as held:
+        fresh = prepare(task, Path(tmp) / "fresh", kind, held)
+        paths = TaskPaths.read(task.instruction, fresh.sandbox, fresh.workdir)
+        outside = [p for p in paths.named if not inside(p, [fresh.workdir])]
+        before = files_now(fresh.sandbox, fresh.workdir, outside)
+        tries: list[TryRecord] = []
+        for one in then.tries:
+            root = Path(tmp) / f"try-{one.index}"
+            for name in FOLDERS:
+                shutil.copytree(Path(tmp) / "fresh" / name, root / name, symlinks=True)
+            saved = _workspace(folder, one.index, then.chosen)
+            if saved is not None:
+                shutil.rmtree(root / "workspace")
+                shutil.copytree(saved, root / "workspace", symlinks=True)
+            layout = trial_layout(root, network=task.environment.network)
+            sandbox = held.enter_context(
+                create_sandbox(kind, layout.with_env(fresh.sandbox.layout.env))
+            )
+            answer = read_answer(sandbox, fresh.workdir, paths, before, task.instruction)
+            tries.append(one.model_copy(update={"answer": answer.digest, "parts": answer.parts}))
+    now = choose(tries, planned=then.planned, stop=then.stop, independent=then.independent)
+    return Reanswered(
+        task.id, trial.passed, then, now, str(trial.grade or grade_of(then)), str(grade_of(now))
+    )
+
+
+def _workspace(trial_folder: Path, index: int, chosen: int) -> Path | None:
+    """Where try `index`'s workspace was kept (the chosen try's became the trial's)."""
+    own = trial_folder / "tries" / str(index) / "workspace"
+    if own.is_dir():
+        return own
+    adopted = trial_folder / "workspace"
+    return adopted if index == chosen and adopted.is_dir() else None
+
+
+def summarize(found: list[Reanswered]) -> list[str]:
+    def agreed(grade: str, rows: list[Reanswered]) -> str:
+        chosen = [r for r in rows if getattr(r, grade) == Grade.AGREED]
+        wrong = sum(not r.passed for r in chosen)
+        return f"{len(chosen)} ({wrong} the tests failed)"
+
+    more = [r for r in found if r.more_tries]
+    return [
+        f"{len(found)} trials with tries read again",
+        f"agreed then: {agreed('grade_then', found)}; now: {agreed('grade_now', found)}",
+        f"would run another try now: {len(more)}"
+        + (f" ({', '.join(r.task for r in more)})" if more else ""),
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--run", type=Path, required=True, help="a finished run's folder")
+    parser.add_argument("--dataset", help="where its tasks are (default: the run's source)")
+    parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
+    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
+    args = parser.parse_args()
+    kind = args.sandbox or pick_sandbox_kind()[0]
+    _, tasks = load_tasks("mini", args.dataset or run_source(args.run), args.tasks)
+    by_id = {task.id: task for task in tasks}
+    found: list[Reanswered] = []
+    for trial, folder in trials_under(args.run):
+        task = by_id.get(trial.task_id)
+        if task is None or trial.tries is None:
+            continue
+        if needs_image(task):
+            print(f"{task.id:<24} left out: set up in its image", flush=True)
+            continue
+        found.append(reanswer(trial, folder, task, kind))
+        print(found[-1].line(), flush=True)
+    print("\n".join(summarize(found)))
+
+
+if __name__ == "__main__":
+    main()
