@@ -47,6 +47,20 @@ def test_needs_come_in_the_order_of_the_script() -> None:
     ]
 
 
+def test_the_commands_inside_substitutions_are_read_and_no_option_is_a_command() -> None:
+    """`X=`sed -n …`` sets X from a command: `-n` is no command to look for, and what the
+    substitution runs (`$(curl …)`, a tool) is needed as much as any other command."""
+    script = (
+        "X=`sed -n '2p' seqs.fasta | cut -c 4-21`\n"
+        "Y=$(curl -fsSL https://example.com/v.txt)\n"
+        'echo "Tm=$(hc-notreal-tool -n 0.8 "$X")"\n'
+    )
+    assert analyze_script(script).needs == [
+        (None, "download https://example.com/v.txt"),
+        ("commands", "hc-notreal-tool"),
+    ]
+
+
 def test_the_steps_variables_are_substituted_before_reading() -> None:
     ctx = Context(env={"PATH": STANDARD_PATH, "PKG": "hc-notreal-pkg"})
     analysis = analyze_script("pip install --no-cache-dir $PKG", ctx)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from hillclimber.setup.decision import Context, Decision
 from hillclimber.setup.dockerwords import substitute
 from hillclimber.setup.installers import classify
+from hillclimber.shell.reader import lift
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
 
@@ -38,11 +39,12 @@ def analyze_script(script: str, ctx: Context | None = None) -> ScriptAnalysis:
     replaced = script
     kept = 0
     for command in reversed(split_commands(script)):
-        text = substitute(command.text, ctx.env, only_known=True)
+        text, bodies = lift(substitute(command.text, ctx.env, only_known=True))
         words = read_words(text)
         verdict = classify(words, ctx) if words is not None else Decision()
-        analysis.needs[:0] = verdict.needs
-        analysis.satisfied[:0] = verdict.satisfied
+        inner = [analyze_script(body, ctx) for body in bodies]  # `$(…)` and backticks run too
+        analysis.needs[:0] = verdict.needs + [need for one in inner for need in one.needs]
+        analysis.satisfied[:0] = verdict.satisfied + [s for one in inner for s in one.satisfied]
         if verdict.action == "skip":
             tail = "\n" if command.replace_end > command.end else ""
             replaced = replaced[: command.start] + "true" + tail + replaced[command.replace_end :]

@@ -42,7 +42,7 @@ def levels(script: str, cwd: str | None = APP, depth: int = 0) -> Iterator[Level
     if depth > MAX_DEPTH:
         yield Level(script, (), too_deep=True)
         return
-    text, bodies = _lift(script)
+    text, bodies = lift(script)
     for body in bodies:
         yield from levels(body, cwd, depth + 1)
     scope = Scope(cwd)
@@ -67,7 +67,7 @@ def commands(script: str) -> Iterator[Command]:
             yield from pipeline
 
 
-def _lift(script: str, quotes: bool = True) -> tuple[str, list[str]]:
+def lift(script: str, quotes: bool = True) -> tuple[str, list[str]]:
     """`script` with each `$(…)`, backtick and `<(…)`/`>(…)` swapped for a placeholder word
     (they would confuse the word reader), and their bodies, which run too. Comments are
     dropped (they run nothing); heredoc bodies are kept as they are, their substitutions
@@ -141,7 +141,7 @@ def _lift_heredocs(
                 break
         body = script[start:i]
         if expands:
-            body, found = _lift(body, quotes=False)
+            body, found = lift(body, quotes=False)
             bodies.extend(found)
         out.append(body)
     heredocs.clear()
