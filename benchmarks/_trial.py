@@ -6,6 +6,7 @@ Not a benchmark itself; `context.py` and `overhead.py` import it.
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
 import shutil
@@ -25,7 +26,15 @@ from hillclimber.harness.recording.events import Listener
 from hillclimber.image import find_engine, image_sandbox, needs_image
 from hillclimber.loaders import Dataset, load_suite, select_tasks
 from hillclimber.models import Completion, CompletionRequest, ModelProfile, ScriptedModel
-from hillclimber.sandbox import APP, Sandbox, SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox import (
+    APP,
+    HOST_KINDS,
+    Sandbox,
+    SandboxKind,
+    create_sandbox,
+    pick_sandbox_kind,
+    trial_layout,
+)
 from hillclimber.setup.build import build_workspace
 from hillclimber.setup.plan import plan_environment
 from hillclimber.task import Task
@@ -55,6 +64,23 @@ class PlanningScript:
             return ScriptedModel(['{"checks": []}'], self.profile).complete(request)
         planning = system == shipped()("plan.system")
         return (self.supervisor if planning else self.worker).complete(request)
+
+
+def run_parser(doc: str | None) -> argparse.ArgumentParser:
+    """The arguments of a benchmark that reads a finished run again."""
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--run", type=Path, required=True, help="a finished run's folder")
+    parser.add_argument("--dataset", help="where its tasks are (default: the run's source)")
+    parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
+    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
+    return parser
+
+
+def run_tasks(args: argparse.Namespace) -> tuple[SandboxKind, dict[str, Task]]:
+    """The sandbox kind and the run's tasks by id, as `run_parser`'s arguments say."""
+    kind = args.sandbox or pick_sandbox_kind()[0]
+    _, tasks = load_tasks("mini", args.dataset or run_source(args.run), args.tasks)
+    return kind, {task.id: task for task in tasks}
 
 
 def run_source(run: Path) -> str:

@@ -22,27 +22,20 @@ The last lines: `agreed` then and now, and how many of each the tests failed.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from _trial import load_tasks, prepare, run_source
+from _trial import prepare, run_parser, run_tasks
 from checks import trials_under
 
 from hillclimber.grades import Grade
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.image import needs_image
 from hillclimber.results import TrialResult
-from hillclimber.sandbox import (
-    HOST_KINDS,
-    SandboxKind,
-    create_sandbox,
-    pick_sandbox_kind,
-    trial_layout,
-)
+from hillclimber.sandbox import SandboxKind, create_sandbox, trial_layout
 from hillclimber.shell.command import inside
 from hillclimber.task import Task
 from hillclimber.tries.answer import files_now, read_answer
@@ -140,15 +133,9 @@ def summarize(found: list[Reanswered]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--run", type=Path, required=True, help="a finished run's folder")
-    parser.add_argument("--dataset", help="where its tasks are (default: the run's source)")
-    parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
-    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
+    parser = run_parser(__doc__)
     args = parser.parse_args()
-    kind = args.sandbox or pick_sandbox_kind()[0]
-    _, tasks = load_tasks("mini", args.dataset or run_source(args.run), args.tasks)
-    by_id = {task.id: task for task in tasks}
+    kind, by_id = run_tasks(args)
     found: list[Reanswered] = []
     for trial, folder in trials_under(args.run):
         task = by_id.get(trial.task_id)

@@ -30,7 +30,6 @@ replay that differs; one stopped by a check marked `(new)`, by a rule made since
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
 import tempfile
@@ -38,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _trial import load_tasks, one_line, prepare, run_source
+from _trial import one_line, prepare, run_parser, run_tasks
 from checks import pass_strength, trials_under
 
 from hillclimber.errors import HillclimberError
@@ -47,7 +46,7 @@ from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.checks import build_checks
 from hillclimber.harness.instruction import search_roots
 from hillclimber.results import TrialResult
-from hillclimber.sandbox import HOST_KINDS, SandboxKind, pick_sandbox_kind
+from hillclimber.sandbox import SandboxKind
 from hillclimber.task import Task
 
 REPLAYED = ("write_file", "edit_file", "run_command")
@@ -151,16 +150,10 @@ def summarize(found: list[Rechecked]) -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--run", type=Path, required=True, help="a finished run's folder")
-    parser.add_argument("--dataset", help="where its tasks are (default: the run's source)")
-    parser.add_argument("--tasks", help="task ids or globs, comma-separated (default: all)")
+    parser = run_parser(__doc__)
     parser.add_argument("--all", action="store_true", help="every self-checked trial")
-    parser.add_argument("--sandbox", type=SandboxKind, choices=HOST_KINDS)
     args = parser.parse_args()
-    kind = args.sandbox or pick_sandbox_kind()[0]
-    _, tasks = load_tasks("mini", args.dataset or run_source(args.run), args.tasks)
-    by_id = {task.id: task for task in tasks}
+    kind, by_id = run_tasks(args)
     found: list[Rechecked] = []
     for trial, folder in trials_under(args.run):
         task = by_id.get(trial.task_id)
