@@ -372,6 +372,20 @@ def test_copy_into_existing_folder_and_glob(tmp_path: Path, sandbox: Sandbox) ->
     ]
 
 
+def test_a_read_only_file_copied_in_is_the_roots_to_write(tmp_path: Path, sandbox: Sandbox) -> None:
+    """Docker keeps a COPY's mode, and its root writes a read-only file anyway; the sandbox's
+    root has no capabilities, so the file gets its owner's write bit (a task folder checked
+    out read-only: TB2's circuit-fibsqrt writes its gates.txt over the one copied in)."""
+    task = docker_task(
+        tmp_path, "FROM debian\nWORKDIR /app\nCOPY gates.txt /app\n", {"gates.txt": "a"}
+    )
+    (tmp_path / "environment" / "gates.txt").chmod(0o444)
+    build_workspace(plan_environment(task), sandbox, timeout=30)
+    assert (workspace(sandbox) / "gates.txt").stat().st_mode & 0o777 == 0o644
+    assert sandbox.run("echo b > gates.txt", timeout=10, cwd="/app").ok
+    assert (workspace(sandbox) / "gates.txt").read_text() == "b\n"
+
+
 # --- the shell reader and the cache -------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ steps, all within the setup time limit. What to do was decided by `plan.plan_env
 from __future__ import annotations
 
 import os
+import stat
 import tarfile
 import tempfile
 import time
@@ -130,9 +131,13 @@ def _copy(step: CopyStep, sandbox: Sandbox) -> None:
 
 
 def _copy_file(source: Path, target: Path, chmod: int | None) -> None:
+    """One file copied with its mode, as Docker's COPY keeps it, plus its owner's write bit
+    unless the step sets a mode: in a container root writes a read-only file all the same
+    (it may override permissions), and the sandbox's root here has no capabilities."""
     copy_file(source, target)
-    if chmod is not None and not target.is_symlink():
-        target.chmod(chmod)
+    if target.is_symlink():
+        return
+    target.chmod(chmod if chmod is not None else target.stat().st_mode | stat.S_IWUSR)
 
 
 def _copy_tree(source: Path, dest: Path, excluded: frozenset[Path], chmod: int | None) -> None:
