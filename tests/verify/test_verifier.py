@@ -304,6 +304,31 @@ def test_skipped_tests_are_not_counted(best_kind: SandboxKind, tmp_path: Path) -
     assert "skip" not in evaluation.digest
 
 
+def test_tests_checked_out_read_only_may_still_build_into_their_folder(
+    best_kind: SandboxKind, tmp_path: Path
+) -> None:
+    """As root in a container does (TB2's feal-differential-cryptanalysis builds its C module
+    in /tests): the fresh copy of the tests is the sandbox's root's to write, whatever the
+    modes of the task's own folder."""
+    builds = (
+        "import pathlib\n\n"
+        "def test_builds_beside_itself():\n"
+        "    pathlib.Path('/tests/build').mkdir()\n"
+        "    pathlib.Path('/tests/test.sh').write_text('changed')\n"
+    )
+    task = tb2_task(tmp_path, builds)
+    tests = tmp_path / "t-task" / "tests"
+    for path in tests.iterdir():
+        path.chmod(0o444)
+    tests.chmod(0o555)
+    try:
+        evaluation = verify(task, trial(best_kind, tmp_path), tmp_path / "verify", timeout=60)
+    finally:
+        tests.chmod(0o755)
+    assert evaluation.passed, evaluation.digest
+    assert (tests / "test.sh").read_text() == FIXTURE_TEST_SH  # the task's own, untouched
+
+
 def test_fixtures_need_nothing() -> None:
     folders = [FIXTURES / "tb2" / name for name in ("fx-hello", "fx-sales-total", "fx-fix-script")]
     for folder in [*folders, FIXTURES / "tb1" / "fx-reverse-lines"]:

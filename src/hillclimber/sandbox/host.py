@@ -248,6 +248,20 @@ def copy_file(source: Path, target: Path) -> None:
     shutil.copy2(source, target, follow_symlinks=False)
 
 
+def copy_for_root(source: Path, target: Path) -> None:
+    """A folder copied for the sandbox's root to work in: modes kept, plus the owner's write
+    bit on every file and folder. A container's root writes whatever the modes say (it may
+    override permissions); the sandbox's root here has no capabilities, and a folder checked
+    out read-only would be read-only to it."""
+    shutil.copytree(source, target)
+    for root, dirs, files in os.walk(target):
+        for name in [*dirs, *files]:
+            path = Path(root, name)
+            if not path.is_symlink():
+                path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    target.chmod(target.stat().st_mode | stat.S_IWUSR)
+
+
 def merge_tree(source: Path, target: Path) -> None:
     """Copy a folder's contents into `target`, merging with what is there."""
     target.mkdir(parents=True, exist_ok=True)

@@ -22,6 +22,7 @@ from hillclimber.process import run_process
 from hillclimber.sandbox import CommandResult, Mount, Sandbox, SandboxKind
 from hillclimber.sandbox.base import APP, STANDARD_PATH, find_bash
 from hillclimber.sandbox.files import read_bytes
+from hillclimber.sandbox.host import copy_for_root
 from hillclimber.setup.presence import apt_present
 from hillclimber.task import Task, VerificationKind
 from hillclimber.verify import venv as verifier_env
@@ -239,7 +240,7 @@ def _checker_with_fresh_tests(
     verifier environment: nothing the agent or an earlier run did can leak into the tests."""
     tests_copy = work_dir / "tests"
     shutil.rmtree(tests_copy, ignore_errors=True)
-    shutil.copytree(tests_dir, tests_copy)
+    copy_for_root(tests_dir, tests_copy)  # a test may build into /tests, as root does there
     _fresh_verifier_dir(work_dir)
     logs_dir = work_dir / "logs"
     (logs_dir / "agent").mkdir(exist_ok=True)
