@@ -13,7 +13,13 @@ import pytest
 from hillclimber.image.base import flavour_for
 from hillclimber.image.build import _failed_step, _instruction_line
 from hillclimber.image.engine import Podman
-from hillclimber.image.placement import Placement, image_reasons, needs_image, place
+from hillclimber.image.placement import (
+    Placement,
+    image_reasons,
+    needs_image,
+    oracle_blockers,
+    place,
+)
 from hillclimber.image.reach import hosts_in
 from hillclimber.loaders import load_dataset
 from hillclimber.sandbox import Layout, Mount, OutsideSandbox
@@ -165,6 +171,28 @@ def test_a_dockerfile_naming_a_file_its_context_lacks_runs_nowhere(tmp_path: Pat
     assert placed.where == "no" and not placed.build_failed
     assert placed.reasons[0].startswith("unreadable environment:")
     assert "weights.pt" in placed.reasons[0]
+
+
+def test_what_the_oracle_cannot_do_in_the_tasks_image_is_said_before_a_run(
+    tmp_path: Path,
+) -> None:
+    """A download from a host no trial reaches, and apt versions pinned to a distribution a
+    local base stands in for (its registry does not answer): the task runs, its oracle fails."""
+    clones = _variant(tmp_path, "clones", solution="git clone https://hc-nowhere.invalid/x.git\n")
+    [said] = oracle_blockers(clones, "no podman")
+    assert said.startswith("downloads from hc-nowhere.invalid, which no trial here reaches")
+    pins = _variant(tmp_path, "pins", solution="apt-get install -y hc-tool=1.2-3ubuntu1\n")
+    dockerfile = pins.environment.dockerfile
+    assert dockerfile is not None
+    lines = dockerfile.read_text().splitlines()
+    stood_in = [
+        line if not line.startswith("FROM") else "FROM hc-nowhere.invalid/os:1" for line in lines
+    ]
+    dockerfile.write_text("\n".join(stood_in) + "\n")
+    [said] = oracle_blockers(pins, "no podman")
+    assert "pins apt versions of hc-nowhere.invalid/os:1 (hc-tool=1.2-3ubuntu1)" in said
+    plain = _variant(tmp_path, "plain", solution="apt-get install -y hc-tool\n")
+    assert oracle_blockers(plain, "no podman") == []
 
 
 def test_a_task_whose_solution_installs_runs_in_its_image_where_images_can_be_built(

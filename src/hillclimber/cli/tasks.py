@@ -20,8 +20,11 @@ from hillclimber.cli.options import (
     split,
 )
 from hillclimber.image import Placement, find_engine, place
+from hillclimber.image.engine import Podman
+from hillclimber.image.placement import oracle_blockers
 from hillclimber.loaders import select_tasks
 from hillclimber.setup.plan import solution_needs
+from hillclimber.task import Task
 
 
 @tasks_app.command("list")
@@ -87,7 +90,7 @@ def tasks_check(
         "task",
         "runs in",
         "why not / why an image",
-        "reference solution needs",
+        "the reference solution needs, not here",
         title=f"{data.name}: where each task can run here",
     )
     counts: Counter[str] = Counter()
@@ -100,7 +103,7 @@ def tasks_check(
             task.id,
             _WHERE[placed.where] + _built(placed),
             escape(_reasons(placed)),
-            escape("; ".join(solution_needs(task)) if placed.where == "bwrap" else ""),
+            escape("; ".join(_oracle_needs(task, placed, engine))),
         )
     console.print(table)
     runnable = counts["bwrap"] + counts["image"]
@@ -114,6 +117,14 @@ def tasks_check(
         console.print(f"no task image can be built here: {engine}", highlight=False)
     if invalid:
         raise typer.Exit(2)
+
+
+def _oracle_needs(task: Task, placed: Placement, engine: Podman | str) -> list[str]:
+    """Why the oracle will fail where the task runs: in bwrap, what its solution installs or
+    downloads; in its image, what even the image cannot give (`oracle_blockers`)."""
+    if placed.where == "bwrap":
+        return solution_needs(task)
+    return oracle_blockers(task, engine) if placed.where == "image" else []
 
 
 _WHERE = {"bwrap": "[green]bwrap[/]", "image": "[green]image[/]", "no": "[yellow]no[/]"}

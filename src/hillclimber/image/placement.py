@@ -16,11 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from hillclimber.errors import HillclimberError
+from hillclimber.errors import HillclimberError, TaskLoadError
+from hillclimber.image.base import NAME as BASE_NAME
 from hillclimber.image.build import TaskImage, build_image
 from hillclimber.image.engine import Podman
-from hillclimber.image.reach import unreachable_downloads
-from hillclimber.setup.plan import check_task, solution_needs
+from hillclimber.image.reach import hosts_in, reachable, registry_of, unreachable_downloads
+from hillclimber.setup.dockerfile import parse_dockerfile
+from hillclimber.setup.plan import check_task, solution_analysis, solution_needs
 from hillclimber.task import Task
 from hillclimber.verify.verifier import verifier_needs
 
@@ -44,6 +46,45 @@ def image_needs(task: Task) -> list[str]:
     cannot run even there."""
     gpus = [f"{task.environment.gpus} GPU(s): none here"] if task.environment.gpus else []
     return gpus + unreachable_downloads(task) + verifier_needs(task, in_image=True)
+
+
+def oracle_blockers(task: Task, engine: Podman | str) -> list[str]:
+    """What the reference solution does that its image here cannot give, so the oracle will
+    fail though the task runs: a download from a host no trial here reaches, and apt versions
+    pinned to a distribution whose image a local base stands in for."""
+    analysis = solution_analysis(task)
+    if analysis is None:
+        return []
+    found: dict[str, str] = {}
+    for group, need in analysis.needs:
+        for host, port in hosts_in(need) if group is None else []:
+            if host not in found and not reachable(host, port):
+                found[host] = f"downloads from {host}, which no trial here reaches ({need})"
+    pins = [need for group, need in analysis.needs if group == "apt" and "=" in need]
+    base = _declared_base(task)
+    if pins and base and _stood_in(base, engine):
+        found["pins"] = (
+            f"pins apt versions of {base} ({', '.join(dict.fromkeys(pins))}); "
+            f"a local {BASE_NAME} base stands in for {base} here"
+        )
+    return list(found.values())
+
+
+def _declared_base(task: Task) -> str | None:
+    if task.environment.dockerfile is None:
+        return None
+    try:
+        return parse_dockerfile(task.environment.dockerfile).image
+    except TaskLoadError:
+        return None
+
+
+def _stood_in(image: str, engine: Podman | str) -> bool:
+    """Whether a build here would put a local base in `image`'s place: it is not here and its
+    registry does not answer."""
+    if not isinstance(engine, str) and engine.exists(image):
+        return False
+    return not reachable(registry_of(image), 443)
 
 
 def image_reasons(task: Task) -> list[str]:

@@ -339,10 +339,14 @@ def check_task(task: Task) -> list[str]:
 def solution_needs(task: Task) -> list[str]:
     """What the reference solution installs or downloads that this machine lacks: such a task
     may still be solvable another way, but the oracle will fail here."""
+    analysis = solution_analysis(task)
+    return render_needs(analysis.needs) if analysis is not None else []
+
+
+def solution_analysis(task: Task) -> ScriptAnalysis | None:
+    """The reference solution read as a setup script is (None: the task has none)."""
     if task.solution is not None and task.solution.is_file():
-        script = task.solution.read_text(errors="replace")
-    elif task.solution_inline is not None:
-        script = task.solution_inline
-    else:
-        return []
-    return render_needs(analyze_script(script).needs)
+        return analyze_script(task.solution.read_text(errors="replace"))
+    if task.solution_inline is not None:
+        return analyze_script(task.solution_inline)
+    return None
