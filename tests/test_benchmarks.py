@@ -195,6 +195,27 @@ def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
     assert lines[2] == "agreed then: 1 (0 the tests failed); now: 0 (0 the tests failed)"
 
 
+def test_same_calls_tells_same_cut_and_differ_apart(tmp_path: Path) -> None:
+    """Two real runs of the scripted model with the same answers make the same calls; one
+    whose trajectory lost its last call is the other cut short; a changed answer differs."""
+    a = scripted(tmp_path / "a", "climber", CLIMBER_ANSWERS, feedback="self")
+    b = scripted(tmp_path / "b", "climber", CLIMBER_ANSWERS, feedback="self")
+    line = run_benchmark("same_calls.py", str(a), str(b))
+    assert line[-1] == "1 tasks in both: same 1, cut 0, differ 0", line
+    [trajectory] = b.glob("*/logs/agent/trajectory.json")
+    doc = json.loads(trajectory.read_text())
+    agent = [n for n, step in enumerate(doc["steps"]) if step["source"] == "agent"]
+    assert len(agent) >= 2
+    del doc["steps"][agent[-1]]
+    trajectory.write_text(json.dumps(doc))
+    line = run_benchmark("same_calls.py", str(a), str(b))
+    assert re.search(r"cut +the same \d+ calls, then B stopped; the other made 1 more", line[0])
+    doc["steps"][agent[0]]["message"] = "something else"
+    trajectory.write_text(json.dumps(doc))
+    line = run_benchmark("same_calls.py", str(a), str(b))
+    assert "differ  call 1 of" in line[0] and "(its answer)" in line[0], line
+
+
 def test_overhead_benchmark() -> None:
     line = final_line("overhead.py", "--steps", "10")
     assert re.fullmatch(
