@@ -56,7 +56,8 @@ def compare(a: list[Call], b: list[Call]) -> tuple[str, str]:
     for n, (one, other) in enumerate(zip(a, b, strict=False), start=1):
         if (one.prompt, one.answer) != (other.prompt, other.answer):
             part = "prompt" if one.prompt != other.prompt else "answer"
-            return "differ", f"call {n} of {len(a)}/{len(b)} differs (its {part})"
+            first = _first_line_apart(_text(one, part), _text(other, part))
+            return "differ", f"call {n} of {len(a)}/{len(b)} differs (its {part}): {first}"
     if len(a) == len(b):
         return "same", f"the same {len(a)} calls"
     shorter, longer, who = (a, b, "A") if len(a) < len(b) else (b, a, "B")
@@ -66,6 +67,22 @@ def compare(a: list[Call], b: list[Call]) -> tuple[str, str]:
         f"the same {len(shorter)} calls, then {who} stopped; the other made {len(rest)} more"
         f" ({went_on:.0f} model s)"
     )
+
+
+def _text(call: Call, part: str) -> str:
+    if part == "answer":
+        return call.answer
+    messages = json.loads(call.prompt) or []
+    return "\n".join(str(m.get("content", "")) for m in messages if isinstance(m, dict))
+
+
+def _first_line_apart(a: str, b: str, width: int = 60) -> str:
+    """The first line where two texts differ, each clipped: `'…' → '…'`."""
+    lines_a, lines_b = a.splitlines(), b.splitlines()
+    for one, other in zip(lines_a, lines_b, strict=False):
+        if one != other:
+            return f"{one[:width]!r} → {other[:width]!r}"
+    return f"{len(lines_a)} lines → {len(lines_b)} lines"
 
 
 def main() -> None:
