@@ -20,7 +20,7 @@ from hillclimber.errors import HillclimberError, TaskLoadError
 from hillclimber.image.base import NAME as BASE_NAME
 from hillclimber.image.build import TaskImage, build_image
 from hillclimber.image.engine import Podman
-from hillclimber.image.reach import hosts_in, reachable, registry_of, unreachable_downloads
+from hillclimber.image.reach import reachable, registry_of, unreachable, unreachable_downloads
 from hillclimber.setup.dockerfile import parse_dockerfile
 from hillclimber.setup.plan import check_task, solution_analysis, solution_needs
 from hillclimber.task import Task
@@ -55,11 +55,9 @@ def oracle_blockers(task: Task, engine: Podman | str) -> list[str]:
     analysis = solution_analysis(task)
     if analysis is None:
         return []
-    found: dict[str, str] = {}
-    for group, need in analysis.needs:
-        for host, port in hosts_in(need) if group is None else []:
-            if host not in found and not reachable(host, port):
-                found[host] = f"downloads from {host}, which no trial here reaches ({need})"
+    downloads = unreachable(need for group, need in analysis.needs if group is None)
+    said = "which no trial here reaches"
+    found = {host: f"downloads from {host}, {said} ({need})" for host, need in downloads.items()}
     pins = [need for group, need in analysis.needs if group == "apt" and "=" in need]
     base = _declared_base(task)
     if pins and base and _stood_in(base, engine):

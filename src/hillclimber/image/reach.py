@@ -17,6 +17,7 @@ from __future__ import annotations
 import functools
 import re
 import socket
+from collections.abc import Iterable
 
 from hillclimber.errors import TaskLoadError
 from hillclimber.setup.plan import plan_environment
@@ -75,10 +76,15 @@ def unreachable_downloads(task: Task) -> list[str]:
         needs = plan_environment(task).needs
     except TaskLoadError as err:
         return [f"unreadable environment: {err}"]
+    said = "which no build here reaches"
+    return [f"downloads from {host}, {said} ({need})" for host, need in unreachable(needs).items()]
+
+
+def unreachable(needs: Iterable[str]) -> dict[str, str]:
+    """Each host the needs name that this machine does not reach → the first need naming it."""
     found: dict[str, str] = {}
     for need in needs:
         for host, port in hosts_in(need):
             if host not in found and not reachable(host, port):
                 found[host] = need
-    said = "which no build here reaches"
-    return [f"downloads from {host}, {said} ({need})" for host, need in found.items()]
+    return found
