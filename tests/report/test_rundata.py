@@ -198,7 +198,8 @@ def test_shorten_keeps_head_and_tail_and_tail_keeps_the_end() -> None:
 def test_each_grade_counts_its_trials_and_those_the_tests_failed(runs_dir: Path) -> None:
     """The harness's own evidence per trial, against the tests: the oracle and nop have no
     checks (unchecked, the tests pass the one and fail the other); the climber's last check in
-    the loop passed (verified, right)."""
+    the loop passed (verified, right). A grade that is not "done" is never called wrong: the
+    table says how many of its trials the tests passed."""
     oracle, nop, baseline, climbing = load_runs(
         [runs_dir / "oracle-run", runs_dir / "nop-run", runs_dir / "cmp"]
     )
@@ -208,7 +209,7 @@ def test_each_grade_counts_its_trials_and_those_the_tests_failed(runs_dir: Path)
     assert climbing.stats().done_wrong == (0, 1) and nop.stats().done_wrong == (0, 0)
     rows = grade_rows([oracle, nop, climbing])
     assert rows[0] == ["verified", DASH, DASH, "1, 0 wrong (0%)"]
-    assert rows[1] == ["unchecked", "6, 0 wrong (0%)", "1, 1 wrong (100%)", DASH]
+    assert rows[1] == ["unchecked", "6, 6 passed the tests", "1, 0 passed the tests", DASH]
     assert rows[-1] == ["said done", DASH, DASH, "1, 0 wrong (0%)"]
     assert baseline.trials[0].grade is not None
 

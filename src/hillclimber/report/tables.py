@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from rich.markup import escape
 from rich.table import Table
 
-from hillclimber.grades import Grade
+from hillclimber.grades import DONE, Grade
 from hillclimber.report.rundata import RunData, RunStats
 
 DASH = "–"
@@ -85,20 +85,26 @@ GRADES_TITLE = "the harness said → the tests said"
 
 def grade_rows(runs: Sequence[RunData]) -> list[list[str]]:
     """A row per grade the harness gave (`grades.py`), with per run the trials of that grade
-    and how many the task's tests failed; then the grades that mean "done" together."""
+    and how often the tests said otherwise: of a grade that means "done", the trials the
+    tests failed (wrong); of one that does not (failed, unchecked), those the tests passed.
+    Then the grades that mean "done" together."""
     stats = [run.stats() for run in runs]
     rows = []
     for grade in Grade:
         if any(grade.value in s.grades for s in stats):
-            rows.append(
-                [grade.value, *(_graded(*s.grades.get(grade.value, (0, 0))) for s in stats)]
-            )
-    rows.append(["said done", *(_graded(s.done_wrong[1], s.done_wrong[0]) for s in stats)])
+            cells = [_graded(grade in DONE, *s.grades.get(grade.value, (0, 0))) for s in stats]
+            rows.append([grade.value, *cells])
+    rows.append(["said done", *(_graded(True, s.done_wrong[1], s.done_wrong[0]) for s in stats)])
     return rows
 
 
-def _graded(count: int, wrong: int) -> str:
-    return f"{count}, {wrong} wrong ({wrong / count:.0%})" if count else DASH
+def _graded(done: bool, count: int, failed: int) -> str:
+    """`count` trials of a grade, `failed` of them failed by the tests."""
+    if not count:
+        return DASH
+    if done:
+        return f"{count}, {failed} wrong ({failed / count:.0%})"
+    return f"{count}, {count - failed} passed the tests"
 
 
 def task_ids(runs: Sequence[RunData]) -> list[str]:
