@@ -76,7 +76,9 @@ def grade_of(record: TriesRecord) -> Grade:
         return Grade.AGREED
     if kept.checks_passed is None:
         return Grade.UNCHECKED
-    return Grade.VERIFIED if kept.value_passing else Grade.PLAUSIBLE
+    if kept.value_passing:
+        return Grade.VERIFIED
+    return Grade.DISPUTED if record.disputed else Grade.PLAUSIBLE
 
 
 def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) -> Reanswered:

@@ -6,6 +6,9 @@ is to be trusted (`show`, `report`: per grade, how often the tests agreed).
 - `verified`: a check that shows the values right passes (a stated value, an exact copy, a
   stated output; or the task's own tests, with `feedback: tests`), and none fails;
 - `plausible`: every check passes, but they show only the form, or that something is there;
+- `disputed`: as `plausible`, but independent tries left other answers and none left this one
+  again: checks that pass on several different answers cannot say which is right, and a
+  model that gives a different answer each time is not sure of any;
 - `unchecked`: nothing checked the answer (no usable checks, `feedback: none`, another agent);
 - `failed`: a check fails on the answer the trial ended with.
 
@@ -23,6 +26,7 @@ class Grade(StrEnum):
     AGREED = "agreed"
     VERIFIED = "verified"
     PLAUSIBLE = "plausible"
+    DISPUTED = "disputed"
     UNCHECKED = "unchecked"
     FAILED = "failed"
 
@@ -31,13 +35,16 @@ DONE = (Grade.AGREED, Grade.VERIFIED, Grade.PLAUSIBLE)
 """The grades of a trial the harness calls done."""
 
 
-def grade(evaluation: Evaluation | None, *, agreed: bool = False) -> Grade:
+def grade(evaluation: Evaluation | None, *, agreed: bool = False, disputed: bool = False) -> Grade:
     """The grade of an answer: `evaluation` is the checks run on it after the agent stopped
-    (None: nothing to check with); `agreed`, whether independent tries left it too."""
+    (None: nothing to check with); `agreed`, whether independent tries left it too;
+    `disputed`, whether they left other answers instead."""
     if evaluation is not None and not evaluation.passed:
         return Grade.FAILED
     if agreed:
         return Grade.AGREED
     if evaluation is None:
         return Grade.UNCHECKED
-    return Grade.VERIFIED if evaluation.conclusive else Grade.PLAUSIBLE
+    if evaluation.conclusive:
+        return Grade.VERIFIED
+    return Grade.DISPUTED if disputed else Grade.PLAUSIBLE

@@ -57,7 +57,7 @@ class TrialResult(BaseModel):
     any): what `grade` rests on."""
     grade: Grade | None = None
     """What the harness's own evidence said of the answer before the task's tests ran
-    (`grades.py`): agreed, verified, plausible, unchecked or failed."""
+    (`grades.py`): agreed, verified, plausible, disputed, unchecked or failed."""
     tries: TriesRecord | None = None
     """The tries of the trial, where it ran several (`tries.n`): each one's answer, the groups
     of equal answers, which was kept and why. The task's tests scored the kept one only."""

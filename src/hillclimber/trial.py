@@ -164,8 +164,9 @@ def _run_phases(
         tried = _tries(spec, held, make, phases, samples=samples, result=result)
     result.agent_info, result.feedback = tried.info, tried.feedback
     result.message, result.image = tried.message, tried.image
-    agreed = result.tries is not None and result.tries.agreed
-    result.grade = grade(tried.evidence, agreed=agreed)
+    tries = result.tries
+    agreed, disputed = (tries.agreed, tries.disputed) if tries else (False, False)
+    result.grade = grade(tried.evidence, agreed=agreed, disputed=disputed)
     result.checked = tried.evidence if tried.checks is not None else None
     sandbox, workdir = tried.sandbox, tried.workdir
     if task.has_verifier:

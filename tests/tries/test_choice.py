@@ -3,7 +3,7 @@ the values, then turns; stop once two agree; agreement counts only between indep
 
 from __future__ import annotations
 
-from hillclimber.grades import Grade, grade
+from hillclimber.grades import DONE, Grade, grade
 from hillclimber.tries.choice import TryRecord, choose, groups_of, settled
 from hillclimber.verify.verifier import Evaluation
 
@@ -96,3 +96,24 @@ def test_grades() -> None:
     assert grade(evaluation(True)) is Grade.VERIFIED
     assert grade(evaluation(True, "form")) is Grade.PLAUSIBLE
     assert grade(None) is Grade.UNCHECKED
+
+
+def test_an_answer_no_other_try_left_again_is_disputed() -> None:
+    """Three different answers: the kept one is disputed; tries that left nothing do not
+    dispute it, and a back end that does not sample disputes nothing."""
+    three = [tried(1, "a"), tried(2, "b"), tried(3, "c")]
+    assert choose(three, planned=3, stop="agreement", independent=True).disputed
+    assert not choose(three, planned=3, stop="agreement", independent=False).disputed
+    alone = [tried(1, "a"), tried(2, ""), tried(3, "")]
+    assert not choose(alone, planned=3, stop="agreement", independent=True).disputed
+    agreed = choose([tried(1, "a"), tried(2, "b"), tried(3, "a")], planned=3, stop="agreement",
+                    independent=True)  # fmt: skip
+    assert agreed.agreed and not agreed.disputed
+
+
+def test_a_disputed_answer_is_done_only_on_a_check_that_shows_the_values() -> None:
+    assert grade(evaluation(True, "form"), disputed=True) is Grade.DISPUTED
+    assert grade(evaluation(True, "weak"), disputed=True) is Grade.DISPUTED
+    assert grade(evaluation(True), disputed=True) is Grade.VERIFIED
+    assert grade(evaluation(False), disputed=True) is Grade.FAILED
+    assert Grade.DISPUTED not in DONE

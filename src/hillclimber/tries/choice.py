@@ -56,6 +56,9 @@ class TriesRecord(BaseModel):
     chosen: int = 1
     agreed: bool = False
     """Two or more independent tries left the kept answer, and no check fails on it."""
+    disputed: bool = False
+    """Independent tries left other answers and none left the kept one again (tries that
+    left nothing do not count)."""
     why: str = ""
 
 
@@ -98,6 +101,8 @@ def choose(
     best = groups[0]
     kept = min(best, key=lambda one: (-one.value_passing, one.turns, one.index))
     agreed = len(best) >= 2 and bool(kept.answer) and not kept.fails
+    others = [one for one in tries if one.answer and one.answer != kept.answer]
+    disputed = len(best) == 1 and bool(kept.answer) and bool(others)
     return TriesRecord(
         planned=planned,
         stop=stop,
@@ -106,6 +111,7 @@ def choose(
         groups=[[one.index for one in group] for group in groups],
         chosen=kept.index,
         agreed=agreed and independent,
+        disputed=disputed and independent,
         why=_why(groups, kept, agreed=agreed, independent=independent),
     )
 
