@@ -86,8 +86,8 @@ GRADES_TITLE = "the harness said → the tests said"
 def grade_rows(runs: Sequence[RunData]) -> list[list[str]]:
     """A row per grade the harness gave (`grades.py`), with per run the trials of that grade
     and how often the tests said otherwise: of a grade that means "done", the trials the
-    tests failed (wrong); of one that does not (failed, unchecked), those the tests passed.
-    Then the grades that mean "done" together."""
+    tests failed (wrong); of one that does not (disputed, unchecked, failed), those the tests
+    passed. Then the grades that mean "done" together."""
     stats = [run.stats() for run in runs]
     rows = []
     for grade in Grade:
