@@ -31,7 +31,7 @@ from pathlib import Path
 from _trial import prepare, run_parser, run_tasks
 from checks import trials_under
 
-from hillclimber.grades import Grade
+from hillclimber.grades import Grade, grade_from
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.image import needs_image
 from hillclimber.results import TrialResult
@@ -68,17 +68,14 @@ class Reanswered:
 
 
 def grade_of(record: TriesRecord) -> Grade:
-    """The grade the kept try would have (`grades.grade` from what its record holds)."""
+    """The grade the kept try would have, from what its record holds."""
     kept = next(one for one in record.tries if one.index == record.chosen)
-    if kept.fails:
-        return Grade.FAILED
-    if record.agreed:
-        return Grade.AGREED
-    if kept.checks_passed is None:
-        return Grade.UNCHECKED
-    if kept.value_passing:
-        return Grade.VERIFIED
-    return Grade.DISPUTED if record.disputed else Grade.PLAUSIBLE
+    return grade_from(
+        passed=kept.checks_passed,
+        conclusive=kept.value_passing > 0,
+        agreed=record.agreed,
+        disputed=record.disputed,
+    )
 
 
 def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) -> Reanswered:

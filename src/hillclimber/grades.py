@@ -39,12 +39,26 @@ def grade(evaluation: Evaluation | None, *, agreed: bool = False, disputed: bool
     """The grade of an answer: `evaluation` is the checks run on it after the agent stopped
     (None: nothing to check with); `agreed`, whether independent tries left it too;
     `disputed`, whether they left other answers instead."""
-    if evaluation is not None and not evaluation.passed:
+    if evaluation is None:
+        return grade_from(passed=None, conclusive=False, agreed=agreed, disputed=disputed)
+    return grade_from(
+        passed=evaluation.passed,
+        conclusive=evaluation.passed and evaluation.conclusive,
+        agreed=agreed,
+        disputed=disputed,
+    )
+
+
+def grade_from(*, passed: bool | None, conclusive: bool, agreed: bool, disputed: bool) -> Grade:
+    """The grade from the facts alone, for whoever holds them without an `Evaluation` (a
+    try's record): whether the checks passed (None: nothing checked), whether a passing check
+    shows the values, and what the independent tries said."""
+    if passed is False:
         return Grade.FAILED
     if agreed:
         return Grade.AGREED
-    if evaluation is None:
+    if passed is None:
         return Grade.UNCHECKED
-    if evaluation.conclusive:
+    if conclusive:
         return Grade.VERIFIED
     return Grade.DISPUTED if disputed else Grade.PLAUSIBLE

@@ -3,7 +3,9 @@ the values, then turns; stop once two agree; agreement counts only between indep
 
 from __future__ import annotations
 
-from hillclimber.grades import DONE, Grade, grade
+import itertools
+
+from hillclimber.grades import DONE, Grade, grade, grade_from
 from hillclimber.tries.choice import TryRecord, choose, groups_of, settled
 from hillclimber.verify.verifier import Evaluation
 
@@ -117,3 +119,19 @@ def test_a_disputed_answer_is_done_only_on_a_check_that_shows_the_values() -> No
     assert grade(evaluation(True), disputed=True) is Grade.VERIFIED
     assert grade(evaluation(False), disputed=True) is Grade.FAILED
     assert Grade.DISPUTED not in DONE
+
+
+def test_a_grade_from_the_facts_is_the_grade_of_the_evaluation() -> None:
+    """What a try's record holds (passed, a value check passing) grades as its evaluation
+    does: `benchmarks/reanswer.py` grades from the record, a trial from the evaluation."""
+    for passed, strength, agreed, disputed in itertools.product(
+        (True, False), ("weak", "form", "value"), (True, False), (True, False)
+    ):
+        facts = grade_from(
+            passed=passed, conclusive=passed and strength == "value", agreed=agreed,
+            disputed=disputed,
+        )  # fmt: skip
+        assert facts is grade(evaluation(passed, strength), agreed=agreed, disputed=disputed)
+    assert grade_from(passed=None, conclusive=False, agreed=False, disputed=True) is grade(
+        None, disputed=True
+    )

@@ -101,8 +101,8 @@ def choose(
     best = groups[0]
     kept = min(best, key=lambda one: (-one.value_passing, one.turns, one.index))
     agreed = len(best) >= 2 and bool(kept.answer) and not kept.fails
-    others = [one for one in tries if one.answer and one.answer != kept.answer]
-    disputed = len(best) == 1 and bool(kept.answer) and bool(others)
+    others = any(one.answer and one.answer != kept.answer for one in tries)
+    disputed = len(best) == 1 and bool(kept.answer) and others
     return TriesRecord(
         planned=planned,
         stop=stop,
