@@ -1,6 +1,7 @@
 """Would the tries of a finished run agree now, under the answer rules as the code is now?
 
     python benchmarks/reanswer.py --run runs/<run-id>[/<setting>] [--dataset PATH] [--tasks a,b]
+                                  [--as-recorded]
 
 A rule about what counts as an answer (a blank file is none; a program is compared by what it
 does; a repository by what it committed) is learnt from a few trials, and a model run to try it
@@ -14,7 +15,8 @@ What this cannot know: a try that never ran. Where the answers of the tries that
 settle it (two agree and no check fails) and fewer tries ran than planned, the run would have
 gone on to another try; the line says `+1 try` and counts the trial apart. Only the workspace
 is saved, so a named file outside it (`/tmp/x`) reads as absent now. Tasks set up in their
-image are left out (their tries' layers are not kept).
+image are not set up again (their tries' layers are not kept): their answers are taken as
+recorded, and only the choice and the grade are worked out again (`as recorded` on the line).
 
 Per trial: the grade then and now, the groups then and now, and what the task's tests said.
 The last lines: `agreed` then and now, and how many of each the tests failed.
@@ -31,7 +33,7 @@ from pathlib import Path
 from _trial import prepare, run_parser, run_tasks
 from checks import trials_under
 
-from hillclimber.grades import Grade, grade_from
+from hillclimber.grades import DONE, Grade, grade_from
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.image import needs_image
 from hillclimber.results import TrialResult
@@ -52,6 +54,8 @@ class Reanswered:
     now: TriesRecord
     grade_then: str
     grade_now: str
+    recorded: bool = False
+    """The answers were taken as recorded, not read again."""
 
     @property
     def more_tries(self) -> bool:
@@ -61,9 +65,10 @@ class Reanswered:
     def line(self) -> str:
         tests = "tests passed" if self.passed else "tests failed"
         more = "  +1 try" if self.more_tries else ""
+        recorded = "  (answers as recorded)" if self.recorded else ""
         return (
             f"{self.task:<24} {self.grade_then:>9} → {self.grade_now:<9}"
-            f" groups {self.then.groups} → {self.now.groups}  {tests}{more}"
+            f" groups {self.then.groups} → {self.now.groups}  {tests}{more}{recorded}"
         )
 
 
@@ -107,6 +112,15 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
     )
 
 
+def regrade(trial: TrialResult) -> Reanswered:
+    """The choice and the grade worked out again from the answers as the run recorded them."""
+    then = trial.tries
+    assert then is not None
+    now = choose(then.tries, planned=then.planned, stop=then.stop, independent=then.independent)
+    then_grade = str(trial.grade or grade_of(then))
+    return Reanswered(trial.task_id, trial.passed, then, now, then_grade, str(grade_of(now)), True)
+
+
 def _workspace(trial_folder: Path, index: int, chosen: int) -> Path | None:
     """Where try `index`'s workspace was kept (the chosen try's became the trial's)."""
     own = trial_folder / "tries" / str(index) / "workspace"
@@ -124,15 +138,30 @@ def summarize(found: list[Reanswered]) -> list[str]:
 
     more = [r for r in found if r.more_tries]
     return [
-        f"{len(found)} trials with tries read again",
+        f"{len(found)} trials with tries graded again,"
+        f" {sum(r.recorded for r in found)} of them from the answers as recorded",
         f"agreed then: {agreed('grade_then', found)}; now: {agreed('grade_now', found)}",
         f"would run another try now: {len(more)}"
         + (f" ({', '.join(r.task for r in more)})" if more else ""),
+        f"done now: {_done(found)}; disputed now: {_disputed(found)}",
     ]
+
+
+def _done(rows: list[Reanswered]) -> str:
+    done = [r for r in rows if r.grade_now in DONE]
+    return f"{len(done)} ({sum(not r.passed for r in done)} the tests failed)"
+
+
+def _disputed(rows: list[Reanswered]) -> str:
+    disputed = [r for r in rows if r.grade_now == Grade.DISPUTED]
+    return f"{len(disputed)} ({sum(r.passed for r in disputed)} the tests passed)"
 
 
 def main() -> None:
     parser = run_parser(__doc__)
+    parser.add_argument(
+        "--as-recorded", action="store_true", help="take the answers as recorded: grade only"
+    )
     args = parser.parse_args()
     kind, by_id = run_tasks(args)
     found: list[Reanswered] = []
@@ -140,10 +169,8 @@ def main() -> None:
         task = by_id.get(trial.task_id)
         if task is None or trial.tries is None:
             continue
-        if needs_image(task):
-            print(f"{task.id:<24} left out: set up in its image", flush=True)
-            continue
-        found.append(reanswer(trial, folder, task, kind))
+        recorded = args.as_recorded or needs_image(task)
+        found.append(regrade(trial) if recorded else reanswer(trial, folder, task, kind))
         print(found[-1].line(), flush=True)
     print("\n".join(summarize(found)))
 

@@ -193,6 +193,10 @@ def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
     lines = run_benchmark("reanswer.py", *args)
     assert "groups [[1, 2]] → [[" in lines[0] and "[[1, 2]] → [[1, 2]]" not in lines[0], lines
     assert lines[2] == "agreed then: 1 (0 the tests failed); now: 0 (0 the tests failed)"
+    assert lines[-1] == "done now: 1 (0 the tests failed); disputed now: 0 (0 the tests passed)"
+    lines = run_benchmark("reanswer.py", *args, "--as-recorded")
+    assert lines[0].endswith("(answers as recorded)") and "[[1, 2]] → [[1, 2]]" in lines[0]
+    assert lines[1] == "1 trials with tries graded again, 1 of them from the answers as recorded"
 
 
 def test_same_calls_tells_same_cut_and_differ_apart(tmp_path: Path) -> None:
