@@ -106,19 +106,17 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
             )
             answer = read_answer(sandbox, fresh.workdir, paths, before, task.instruction)
             tries.append(one.model_copy(update={"answer": answer.digest, "parts": answer.parts}))
-    now = choose(tries, planned=then.planned, stop=then.stop, independent=then.independent)
-    return Reanswered(
-        task.id, trial.passed, then, now, str(trial.grade or grade_of(then)), str(grade_of(now))
-    )
+    return graded(trial, tries, recorded=False)
 
 
-def regrade(trial: TrialResult) -> Reanswered:
-    """The choice and the grade worked out again from the answers as the run recorded them."""
+def graded(trial: TrialResult, tries: list[TryRecord], *, recorded: bool) -> Reanswered:
+    """The choice and the grade worked out again over `tries` (read again, or as recorded)."""
     then = trial.tries
     assert then is not None
-    now = choose(then.tries, planned=then.planned, stop=then.stop, independent=then.independent)
+    now = choose(tries, planned=then.planned, stop=then.stop, independent=then.independent)
     then_grade = str(trial.grade or grade_of(then))
-    return Reanswered(trial.task_id, trial.passed, then, now, then_grade, str(grade_of(now)), True)
+    return Reanswered(trial.task_id, trial.passed, then, now, then_grade, str(grade_of(now)),
+                      recorded)  # fmt: skip
 
 
 def _workspace(trial_folder: Path, index: int, chosen: int) -> Path | None:
@@ -170,7 +168,11 @@ def main() -> None:
         if task is None or trial.tries is None:
             continue
         recorded = args.as_recorded or needs_image(task)
-        found.append(regrade(trial) if recorded else reanswer(trial, folder, task, kind))
+        found.append(
+            graded(trial, trial.tries.tries, recorded=True)
+            if recorded
+            else reanswer(trial, folder, task, kind)
+        )
         print(found[-1].line(), flush=True)
     print("\n".join(summarize(found)))
 
