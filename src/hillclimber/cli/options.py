@@ -12,7 +12,9 @@ from typing import Annotated
 import typer
 
 from hillclimber import __version__
+from hillclimber.agents import AGENTS
 from hillclimber.cli.app import err_console, fail
+from hillclimber.compare import Setting, load_setting
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
 from hillclimber.image import find_engine
@@ -197,6 +199,23 @@ def images_here(choice: SandboxChoice | None) -> bool:
 def harness(spec: str, sets: list[str] | None, max_turns: int | None) -> HarnessConfig:
     """The harness setting a command names, with its overrides: the same on every command."""
     return load_harness(spec, setting_changes(sets, max_turns))
+
+
+def compared(presets: str, sets: list[str] | None, max_turns: int | None) -> list[Setting]:
+    """The settings `compare --presets` names, each with the same overrides (at least one)."""
+    changes = setting_changes(sets, max_turns)
+    named = [load_setting(item, changes) for item in split(presets) or []]
+    if not named:
+        fail("--presets: name at least one preset or settings file")
+    return named
+
+
+def uses_model(agent: str) -> bool:
+    """Whether `agent` is the harness, which acts with a model and a setting; an unknown
+    agent is an error."""
+    if agent not in AGENTS:
+        fail(f"unknown agent '{agent}' (choose from: {', '.join(AGENTS)})")
+    return agent == "harness"
 
 
 def setting_changes(sets: list[str] | None, max_turns: int | None) -> list[str]:

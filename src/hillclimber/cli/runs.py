@@ -36,6 +36,7 @@ from hillclimber.cli.options import (
     TimeScaleOpt,
     UnsafeOpt,
     WindowOpt,
+    compared,
     concurrency,
     harness,
     images_here,
@@ -43,11 +44,10 @@ from hillclimber.cli.options import (
     pick_sandbox,
     run_config,
     select,
-    setting_changes,
-    split,
+    uses_model,
 )
-from hillclimber.compare import load_setting, served
 from hillclimber.compare import plan as plan_comparison
+from hillclimber.compare import served
 from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, make_model
 from hillclimber.paths import home
@@ -131,13 +131,11 @@ def bench(
     memory: MemoryOpt = None,
 ) -> None:
     """Run tasks of a suite or dataset and verify each with its own tests."""
-    if agent not in AGENTS:
-        fail(f"unknown agent '{agent}' (choose from: {', '.join(AGENTS)})")
+    model_acts = uses_model(agent)
     data, invalid, chosen = select(suite, dataset, tasks, exclude)
-    uses_model = agent == "harness"
-    setting = harness(preset_name, sets, max_turns) if uses_model else None
-    kind, notes = pick_sandbox(sandbox, model_acts=uses_model, unsafe=unsafe)
-    model_config = _model(model, base_url, context_window, lookup) if uses_model else None
+    setting = harness(preset_name, sets, max_turns) if model_acts else None
+    kind, notes = pick_sandbox(sandbox, model_acts=model_acts, unsafe=unsafe)
+    model_config = _model(model, base_url, context_window, lookup) if model_acts else None
     run_id = new_run_id(run_id)
     config = run_config(
         run_id,
@@ -148,7 +146,7 @@ def bench(
         model=model_config,
         harness=setting,
         n_attempts=n_attempts,
-        n_concurrent=concurrency(n_concurrent, model if uses_model else None),
+        n_concurrent=concurrency(n_concurrent, model if model_acts else None),
         suite_hints=data.hints,
         agent_timeout_multiplier=agent_timeout_multiplier,
         unsafe=unsafe,
@@ -229,10 +227,7 @@ def compare(
 
     `--set` changes every one of them."""
     data, invalid, chosen = select(suite, dataset, tasks, exclude)
-    changes = setting_changes(sets, max_turns)
-    settings = [load_setting(item, changes) for item in split(presets) or []]
-    if not settings:
-        fail("--presets: name at least one preset or settings file")
+    settings = compared(presets, sets, max_turns)
     kind, notes = pick_sandbox(sandbox, unsafe=unsafe)
     run_id = new_run_id(run_id)
     base = run_config(

@@ -221,25 +221,9 @@ class ClimbStep:
         self._attempt(tried, call, answer.text, "model", folders, itself=own)
         self._plan_steps(tried, folders, plan)
         self._computed(tried, folders, passing, turn)
-        own_path = (
-            situation.resolve(str(call.arguments["path"])) if "path" in call.arguments else None
+        self._alternatives(
+            tried, call, answer, tools, own=own, turn=turn, folders=folders, situation=situation
         )
-        named = file_states(env.sandbox, self.named, self.protected)
-        pool = targets(call, own_path, {t.name for t in tools}, named)
-        for target in self.climb.order(pool):
-            asked = sum(c.origin in ("model", "tool", "computed") for c in tried) + (not own)
-            if asked >= self.candidates or not self.climb.enabled or any(map(solved, tried)):
-                break
-            self.climb.asked[target] += 1
-            alternative = ask_alternative(self.asker, answer.request, target, turn)
-            if alternative is None:
-                continue
-            outcome = parse_tool_call(alternative, tools, forgiving=self.forgiving)
-            if isinstance(outcome, ParseFailure) or not self._safe(outcome.call):
-                continue
-            if any(c.call.signature() == outcome.call.signature() for c in tried):
-                continue
-            self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
         chosen = pick(tried, passing, own=own, strong_now=self._strong_now(tried, passing, own))
         self.seen = _printed(tried, chosen, self.asker.prompts)
         self.applied = chosen.origin if chosen is not None else ""
@@ -260,6 +244,40 @@ class ClimbStep:
             noun=tried[0].noun(),
             tried="; ".join(c.line() for c in tried),
         )
+
+    def _alternatives(
+        self,
+        tried: list[Candidate],
+        call: ToolCall,
+        answer: Answer,
+        tools: Sequence[ToolSpec],
+        *,
+        own: bool,
+        turn: int,
+        folders: Sequence[str],
+        situation: Situation,
+    ) -> None:
+        """Ask other acting tools for their answer to the same prompt, one target at a time,
+        until enough candidates are tried or one solves the task; each tried joins `tried`."""
+        own_path = (
+            situation.resolve(str(call.arguments["path"])) if "path" in call.arguments else None
+        )
+        named = file_states(self.env.sandbox, self.named, self.protected)
+        pool = targets(call, own_path, {t.name for t in tools}, named)
+        for target in self.climb.order(pool):
+            asked = sum(c.origin in ("model", "tool", "computed") for c in tried) + (not own)
+            if asked >= self.candidates or not self.climb.enabled or any(map(solved, tried)):
+                break
+            self.climb.asked[target] += 1
+            alternative = ask_alternative(self.asker, answer.request, target, turn)
+            if alternative is None:
+                continue
+            outcome = parse_tool_call(alternative, tools, forgiving=self.forgiving)
+            if isinstance(outcome, ParseFailure) or not self._safe(outcome.call):
+                continue
+            if any(c.call.signature() == outcome.call.signature() for c in tried):
+                continue
+            self._attempt(tried, outcome.call, alternative, "tool", folders, itself=True)
 
     def _strong_now(self, tried: Sequence[Candidate], passing: int, own: bool) -> int:
         """Checks passing now that show more than a file there, parsing or changed: measured
