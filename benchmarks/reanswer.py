@@ -14,7 +14,8 @@ the grade are then worked out again by `tries/choice.py` and `grades.py`.
 What this cannot know: a try that never ran. Where the answers of the tries that ran no longer
 settle it (two agree and no check fails) and fewer tries ran than planned, the run would have
 gone on to another try; the line says `+1 try` and counts the trial apart. Only the workspace
-is saved, so a named file outside it (`/tmp/x`) reads as absent now. Tasks set up in their
+and the named files outside it (`tries/<n>/outside`) are saved; in a run from before they were
+kept, a named file outside the workspace (`/tmp/x`) reads as absent now. Tasks set up in their
 image are not set up again (their tries' layers are not kept): their answers are taken as
 recorded, and only the choice and the grade are worked out again (`as recorded` on the line).
 
@@ -37,11 +38,12 @@ from hillclimber.grades import DONE, Grade, grade_from
 from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.image import needs_image
 from hillclimber.results import TrialResult
-from hillclimber.sandbox import SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox import OutsideSandbox, Sandbox, SandboxKind, create_sandbox, trial_layout
 from hillclimber.shell.command import inside
 from hillclimber.task import Task
 from hillclimber.tries.answer import files_now, read_answer
 from hillclimber.tries.choice import TriesRecord, TryRecord, choose, settled
+from hillclimber.tries.run import OUTSIDE
 
 FOLDERS = ("workspace", "tmp", "home")
 
@@ -104,6 +106,7 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
             sandbox = held.enter_context(
                 create_sandbox(kind, layout.with_env(fresh.sandbox.layout.env))
             )
+            _lay_outside(sandbox, folder, one.index, then.chosen)
             answer = read_answer(sandbox, fresh.workdir, paths, before, task.instruction)
             tries.append(one.model_copy(update={"answer": answer.digest, "parts": answer.parts}))
     return graded(trial, tries, recorded=False)
@@ -126,6 +129,18 @@ def _workspace(trial_folder: Path, index: int, chosen: int) -> Path | None:
         return own
     adopted = trial_folder / "workspace"
     return adopted if index == chosen and adopted.is_dir() else None
+
+
+def _lay_outside(sandbox: Sandbox, trial_folder: Path, index: int, chosen: int) -> None:
+    """Put back the named files outside the workspace try `index` left (`tries/<n>/outside`,
+    the chosen try's in the trial's `outside/`)."""
+    kept = trial_folder / "tries" / str(index) / OUTSIDE
+    if not kept.is_dir() and index == chosen:
+        kept = trial_folder / OUTSIDE
+    for path in sorted(kept.rglob("*")) if kept.is_dir() else ():
+        if path.is_file():
+            with contextlib.suppress(OSError, OutsideSandbox):
+                sandbox.write_file("/" + path.relative_to(kept).as_posix(), path.read_bytes())
 
 
 def summarize(found: list[Reanswered]) -> list[str]:

@@ -50,9 +50,11 @@ def bench(
     preset_name: str = "fm",
     feedback: str = "tests",
     tries: int = 1,
+    dataset: Path = TB2,
 ) -> Path:
-    """Run the tb2 fixture tasks (or some of them) and leave a run folder at `run_dir`."""
-    chosen = [t for t in load_dataset(TB2).tasks if tasks is None or t.id in tasks]
+    """Run the tb2 fixture tasks (or some of them, or of another `dataset`) and leave a run
+    folder at `run_dir`."""
+    chosen = [t for t in load_dataset(dataset).tasks if tasks is None or t.id in tasks]
     model = harness = None
     if agent == "harness":
         script = run_dir.parent / f"{run_dir.name}.answers.json"
@@ -91,11 +93,13 @@ def scripted(
     n_attempts: int = 1,
     feedback: str = "tests",
     tries: int = 1,
+    dataset: Path = TB2,
 ) -> Path:
     return bench(
         run_dir,
         "harness",
         tasks=["fx-hello"],
+        dataset=dataset,
         n_attempts=n_attempts,
         answers=answers,
         preset_name=preset_name,

@@ -199,6 +199,33 @@ def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
     assert lines[1] == "1 trials with tries graded again, 1 of them from the answers as recorded"
 
 
+def test_reanswer_reads_a_named_file_outside_the_workspace_as_each_try_left_it(
+    tmp_path: Path,
+) -> None:
+    """A task whose answer is a file outside the workspace (`/tmp/hello.txt`): each try's copy
+    is kept beside it and laid back when the answers are read again."""
+    dataset = tmp_path / "ds"
+    shutil.copytree(FIXTURES / "tb2" / "fx-hello", dataset / "fx-hello")
+    for name in ("instruction.md", "tests/test_outputs.py"):
+        path = dataset / "fx-hello" / name
+        path.write_text(path.read_text().replace("/app/hello.txt", "/tmp/hello.txt"))
+    write = call("write_file", path="/tmp/hello.txt", content="Hello, world!\n")
+    run = scripted(tmp_path / "run", "climber", [write, call("task_complete")] * 2,
+                   feedback="self", tries=2, dataset=dataset)  # fmt: skip
+    [result] = run.glob("*/result.json")
+    doc = json.loads(result.read_text())
+    assert doc["tries"]["groups"] == [[1, 2]], doc["tries"]
+    doc["tries"].update(independent=True, agreed=True)
+    result.write_text(json.dumps(doc))
+    args = ("--run", str(run), "--dataset", str(dataset))
+    assert "→ [[1, 2]]" in run_benchmark("reanswer.py", *args)[0]
+    other = 2 if doc["tries"]["chosen"] == 1 else 1
+    kept = result.parent / "tries" / str(other) / "outside" / "tmp" / "hello.txt"
+    kept.write_text("Hello, there!\n")
+    lines = run_benchmark("reanswer.py", *args)
+    assert "groups [[1, 2]] → [[" in lines[0] and "→ [[1, 2]]" not in lines[0], lines
+
+
 def test_same_calls_tells_same_cut_and_differ_apart(tmp_path: Path) -> None:
     """Two real runs of the scripted model with the same answers make the same calls; one
     whose trajectory lost its last call is the other cut short; a changed answer differs."""

@@ -183,3 +183,21 @@ def test_a_try_whose_time_ran_out_is_still_checked_and_chosen_among(tmp_path: Pa
     assert result.tries is not None and result.tries.groups == [[1, 2]]  # it wrote 3 in time
     assert result.tries.tries[0].loop_exit == "timed_out"
     assert result.tries.tries[0].checks is not None  # checked all the same
+
+
+def test_a_named_file_outside_the_workspace_is_kept_with_each_try(tmp_path: Path) -> None:
+    """The workspace alone would not show what a try wrote to a file the task names outside
+    it: each try keeps it in `tries/<n>/outside`, and the kept try's is the trial's."""
+    task = TASK.model_copy(
+        update={"instruction": "Write the number of lines of /app/in.txt to /tmp/count.txt."}
+    )
+    result = run(
+        tmp_path,
+        [one_try(f"echo {count} > /tmp/count.txt") for count in (4, 3, 3)],
+        task=task,
+    )
+    assert result.tries is not None and result.tries.chosen == 2
+    trial_dir = tmp_path / "run" / "count.1"
+    left = [trial_dir / "tries" / str(n) / "outside" / "tmp" / "count.txt" for n in (1, 2, 3)]
+    assert [path.read_text() for path in left] == ["4\n", "3\n", "3\n"]
+    assert (trial_dir / "outside" / "tmp" / "count.txt").read_text() == "3\n"

@@ -20,12 +20,16 @@ from hillclimber.harness.task_paths import TaskPaths
 from hillclimber.image.build import ImageRecord
 from hillclimber.paths import write_json
 from hillclimber.sandbox import Sandbox
+from hillclimber.sandbox.files import read_bytes
 from hillclimber.shell.command import inside
-from hillclimber.tries.answer import Answer, Files, files_now, read_answer
+from hillclimber.tries.answer import MAX_BYTES, Answer, Files, files_now, read_answer
 from hillclimber.tries.choice import TriesRecord, TryRecord, choose, settled
 from hillclimber.verify.verifier import Evaluation
 
 TRIES = "tries"
+OUTSIDE = "outside"
+"""Where a try's named files outside its working folder are kept, and the kept try's in the
+trial's folder."""
 COSTS = ("model_calls", "prompt_tokens", "completion_tokens", "model_seconds", "tool_seconds",
          "parse_failures", "denials", "context_shrinks", "checks_model_calls")  # fmt: skip
 """What a trial's record adds up over its tries: what the trial cost, not only the kept try."""
@@ -85,6 +89,7 @@ def run_tries(
         assert start.paths is not None and start.files is not None
         answer = read_answer(attempt.sandbox, attempt.workdir, start.paths, start.files,
                              instruction)  # fmt: skip
+        _keep_outside(attempt, start.paths, trial_dir / TRIES / str(index + 1))
         tried.append(attempt)
         records.append(_record(index, attempt, answer, harness.for_try(index), clock))
         if settings.stop == "agreement" and settled(records):
@@ -95,6 +100,20 @@ def run_tries(
     feedbacks = {t.feedback for t in tried}
     kept.feedback = "tests" if "tests" in feedbacks else "self" if "self" in feedbacks else "none"
     return kept, record
+
+
+def _keep_outside(attempt: Tried, paths: TaskPaths, folder: Path) -> None:
+    """The files the task names outside the working folder, as the try left them, in
+    `folder/outside` (a workspace alone does not hold them): what a reviewer reads beside the
+    digests in the record."""
+    for path in paths.named:
+        if inside(path, [attempt.workdir]):
+            continue
+        data = read_bytes(attempt.sandbox, path, limit=MAX_BYTES)
+        if data is not None:
+            kept = folder / OUTSIDE / path.lstrip("/")
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            kept.write_bytes(data)
 
 
 def _record(
@@ -128,12 +147,16 @@ def _costs(tried: list[Tried]) -> dict[str, float]:
 
 
 def adopt(trial_dir: Path, record: TriesRecord) -> None:
-    """The kept try's workspace and agent logs become the trial's (where `show`, `report` and
-    `export` look), its trajectory with the record of every try in `extra.tries`."""
+    """The kept try's workspace, named files outside it and agent logs become the trial's
+    (where `show`, `report` and `export` look), its trajectory with the record of every try
+    in `extra.tries`."""
     kept = trial_dir / TRIES / str(record.chosen)
     if (kept / "workspace").is_dir():
         shutil.rmtree(trial_dir / "workspace", ignore_errors=True)
         shutil.move(kept / "workspace", trial_dir / "workspace")
+    if (kept / OUTSIDE).is_dir():
+        shutil.rmtree(trial_dir / OUTSIDE, ignore_errors=True)
+        shutil.copytree(kept / OUTSIDE, trial_dir / OUTSIDE)
     logs = trial_dir / "logs" / "agent"
     if (kept / "logs" / "agent").is_dir():
         shutil.rmtree(logs, ignore_errors=True)
