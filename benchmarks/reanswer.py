@@ -108,7 +108,8 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
             )
             _lay_outside(sandbox, folder, one.index, then.chosen)
             answer = read_answer(sandbox, fresh.workdir, paths, before, task.instruction)
-            tries.append(one.model_copy(update={"answer": answer.digest, "parts": answer.parts}))
+            update = {"answer": answer.digest, "parts": answer.parts, "copied": answer.copied}
+            tries.append(one.model_copy(update=update))
     return graded(trial, tries, recorded=False)
 
 

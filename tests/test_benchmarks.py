@@ -172,8 +172,10 @@ def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
     tmp_path: Path,
 ) -> None:
     """A real run of two tries (scripted model, feedback self), recorded as if its back end
-    sampled: both wrote the greeting, so they agree then and now. With one try's saved file
-    blanked, as an older rule would have let agree, they agree no longer."""
+    sampled: both wrote the greeting. The instruction spells the greeting out as a line, so
+    their agreement counts for nothing now; where the same task words it inside a sentence,
+    they agree then and now. With one try's saved file blanked, as an older rule would have
+    let agree, they agree no longer."""
     write = call("write_file", path="/app/hello.txt", content="Hello, world!\n")
     run = scripted(tmp_path / "run", "climber", [write, call("task_complete")] * 2,
                    feedback="self", tries=2)  # fmt: skip
@@ -183,7 +185,13 @@ def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
     doc["tries"].update(independent=True, agreed=True)
     doc["grade"] = "agreed"
     result.write_text(json.dumps(doc))
-    args = ("--run", str(run), "--dataset", str(FIXTURES / "tb2"))
+    lines = run_benchmark("reanswer.py", "--run", str(run), "--dataset", str(FIXTURES / "tb2"))
+    assert re.match(r"fx-hello +agreed → verified +groups \[\[1, 2\]\] → \[\[1, 2\]\]", lines[0])
+    reworded = tmp_path / "reworded"
+    shutil.copytree(FIXTURES / "tb2" / "fx-hello", reworded / "fx-hello")
+    instruction = "Create a file /app/hello.txt whose only line greets the world: Hello, world!"
+    (reworded / "fx-hello" / "instruction.md").write_text(instruction)
+    args = ("--run", str(run), "--dataset", str(reworded))
     lines = run_benchmark("reanswer.py", *args)
     assert re.fullmatch(r"fx-hello +agreed → agreed +groups \[\[1, 2\]\] → \[\[1, 2\]\]"
                         r" +tests passed", lines[0]), lines  # fmt: skip

@@ -2,7 +2,8 @@
 say it: one grade per trial, recorded with its result, so a user can see how far each grade
 is to be trusted (`show`, `report`: per grade, how often the tests agreed).
 
-- `agreed`: two or more independent tries left the same answer, and no check fails on it;
+- `agreed`: two or more independent tries left the same answer, one the instruction does not
+  spell out line for line, and no check fails on it;
 - `verified`: a check that shows the values right passes (a stated value, an exact copy, a
   stated output; or the task's own tests, with `feedback: tests`), and none fails;
 - `plausible`: every check passes, but they show only the form, or that something is there;

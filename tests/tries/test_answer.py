@@ -230,3 +230,26 @@ def test_a_named_program_the_try_left_alone_is_not_run(tmp_path: Path) -> None:
 def test_a_working_folder_of_root_is_not_walked(tmp_path: Path) -> None:
     sandbox, _ = host_sandbox(tmp_path)
     assert files_now(sandbox, "/") == {}
+
+
+def test_an_answer_of_nothing_but_lines_of_the_instruction_is_copied(tmp_path: Path) -> None:
+    """Lines the instruction holds as lines of their own, spacing aside, and nothing else: the
+    prompt spells the answer out. A line it does not hold, or a line found only inside a
+    sentence, is the try's own."""
+    instruction = (
+        "Save your findings to /app/result.txt in this form:\n```\nmethod: <a|b>\n```\n"
+        "Example:\n```\nmethod: a\nreason: a works\n```\nThe word both is not an answer."
+    )
+    written = {
+        b"method: a\n  reason: a works\n\n": True,
+        b"method: a\n": True,
+        b"method: b\nreason: a works\n": False,
+        b"both\n": False,
+    }
+    for n, (text, copied) in enumerate(written.items()):
+        sandbox, _ = host_sandbox(tmp_path / str(n))
+
+        def work(box: Sandbox, text: bytes = text) -> None:
+            box.write_file("/app/result.txt", text)
+
+        assert answer_of(sandbox, instruction, work).copied is copied, text

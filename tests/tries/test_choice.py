@@ -87,6 +87,18 @@ def test_agreement_of_a_back_end_that_does_not_sample_counts_for_nothing() -> No
     assert not record.agreed and "not independent" in record.why
 
 
+def test_agreement_on_lines_of_the_instruction_counts_for_nothing() -> None:
+    """Two tries that both wrote the instruction's example out (the 1.5B's two tries on a
+    findings file: `working_method: both` as the example showed it, and wrong) could not have
+    differed: the kept answer is the same, but not agreed, and the third try is not needed."""
+    copied = [tried(1, "a").model_copy(update={"copied": True}) for _ in range(2)]
+    copied[1] = copied[1].model_copy(update={"index": 2, "seed": 2})
+    record = choose(copied, planned=3, stop="agreement", independent=True)
+    assert record.groups == [[1, 2]] and not record.agreed and not record.disputed
+    assert "lines of the instruction" in record.why
+    assert settled(copied)  # a third try would not change the choice
+
+
 def evaluation(passed: bool, strength: str = "value") -> Evaluation:
     return Evaluation(passed=passed, tests_passing=1, tests_total=1, strength=strength)  # type: ignore[arg-type]
 

@@ -58,6 +58,10 @@ class Answer:
     parts: Mapping[str, str]
     """What was compared → the digest of its normalised content (`absent` for no file; a
     program's part is named `run: COMMAND`)."""
+    copied: bool = False
+    """Every file the try wrote for its answer holds nothing but lines the instruction holds
+    (`spelled_out`): the prompt every try reads spells it out, so tries agreeing on it could
+    not have differed and their agreement proves nothing."""
 
     @property
     def digest(self) -> str:
@@ -158,15 +162,22 @@ def read_answer(
     committed = [p for p in sorted(changed) if p.startswith(GIT) and p not in answer_files]
     parts: dict[str, str] = {}
     programs = 0
+    lines = _lines(instruction.encode())
+    written: list[bool] = []  # for each file the try wrote: whether the instruction spells it out
     for path in [*answer_files, *committed]:
         if path.startswith(GIT):
             parts[path] = now.get(path, ABSENT)
+            written.append(False)  # a commit is work no instruction spells out
             continue
         data = read_bytes(sandbox, path, limit=MAX_BYTES) if path in now else None
         if data is None:
             parts[path] = ABSENT
+            if path in changed:
+                written.append(False)  # a deletion is work no instruction spells out
             continue
         made = path in changed  # a named script the try left alone is the task's, not its answer
+        if made:
+            written.append(spelled_out(data, lines))
         if made and programs < MAX_PROGRAMS and _is_program(sandbox, path, data):
             programs += 1
             command, behaviour = _behaviour(sandbox, workdir, path, instruction, named)
@@ -175,7 +186,22 @@ def read_answer(
                 continue
         same = normalised(data, path)
         parts[path] = BLANK if same in _BLANK_FORMS else _digest(same)
-    return Answer(parts)
+    return Answer(parts, copied=bool(written) and all(written))
+
+
+def _lines(data: bytes) -> set[str]:
+    """A text's lines, each stripped, blank ones left out."""
+    text = data.decode("utf-8", "replace")
+    return {line.strip() for line in text.splitlines() if line.strip()}
+
+
+def spelled_out(data: bytes, instruction_lines: set[str]) -> bool:
+    """Whether the file holds something, and nothing but lines the instruction holds as lines
+    of their own (an example copied, or a text it demands): spacing aside."""
+    if is_binary(data):
+        return False
+    lines = _lines(data)
+    return bool(lines) and lines <= instruction_lines
 
 
 def _inside(path: str, folder: str) -> bool:

@@ -3,6 +3,10 @@ is the one on which no check fails, then the largest, then the one with more che
 that show the values right, then the one that took fewer turns. Tries stop early once two
 agree and no check fails on their answer (`settled`).
 
+Agreement counts only between tries that could have differed: sampled on a back end that samples
+(`independent`), on an answer the instruction does not spell out line for line (`copied`: an
+example, or a text it demands, is in the prompt every try reads).
+
 A check that fails is sound evidence against an answer (the checks are rules that pass the
 reference solutions: `benchmarks/checks.py`), so it outranks numbers: two tries agreeing on an
 answer a check fails do not outvote one whose checks pass.
@@ -26,6 +30,9 @@ class TryRecord(BaseModel):
     """The digest of its answer (`answer.Answer.digest`); empty: it left nothing."""
     parts: dict[str, str] = Field(default_factory=dict)
     """What was compared → its digest."""
+    copied: bool = False
+    """Its answer is nothing but lines of the instruction (`answer.Answer.copied`): tries
+    agreeing on it could not have differed."""
     checks: str | None = None
     """Its checks after it stopped (`acceptance checks 3/4`), None without checks."""
     checks_passed: bool | None = None
@@ -55,7 +62,8 @@ class TriesRecord(BaseModel):
     """The tries of each distinct answer, the kept one first."""
     chosen: int = 1
     agreed: bool = False
-    """Two or more independent tries left the kept answer, and no check fails on it."""
+    """Two or more independent tries left the kept answer, one the instruction does not spell
+    out, and no check fails on it."""
     disputed: bool = False
     """Independent tries left other answers and none left the kept one again (tries that
     left nothing do not count)."""
@@ -100,7 +108,8 @@ def choose(
     groups = groups_of(tries)
     best = groups[0]
     kept = min(best, key=lambda one: (-one.value_passing, one.turns, one.index))
-    agreed = len(best) >= 2 and bool(kept.answer) and not kept.fails
+    same = len(best) >= 2 and bool(kept.answer) and not kept.fails
+    agreed = same and not kept.copied
     others = any(one.answer and one.answer != kept.answer for one in tries)
     disputed = len(best) == 1 and bool(kept.answer) and others
     return TriesRecord(
@@ -112,20 +121,22 @@ def choose(
         chosen=kept.index,
         agreed=agreed and independent,
         disputed=disputed and independent,
-        why=_why(groups, kept, agreed=agreed, independent=independent),
+        why=_why(groups, kept, same=same, independent=independent),
     )
 
 
-def _why(groups: list[list[TryRecord]], kept: TryRecord, *, agreed: bool, independent: bool) -> str:
+def _why(groups: list[list[TryRecord]], kept: TryRecord, *, same: bool, independent: bool) -> str:
     best = groups[0]
     ran = sum(len(group) for group in groups)
     if not kept.answer:
         return f"no try of {ran} left an answer (or only blank files): try {kept.index} kept"
-    if agreed:
+    if same:
         said = f"{len(best)} of {ran} tries left the same answer"
         if not independent:
             said += " (not independent: the back end does not sample, so it counts for nothing)"
-        return said + (f"; try {kept.index} kept" if len(best) > 1 else "")
+        elif kept.copied:
+            said += " (lines of the instruction, copied: it counts for nothing)"
+        return said + f"; try {kept.index} kept"
     if kept.fails:
         return f"every answer fails a check; try {kept.index} kept ({kept.checks})"
     failing = [one for group in groups[1:] for one in group if one.fails]

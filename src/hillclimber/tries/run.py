@@ -126,6 +126,7 @@ def _record(
         temperature=setting.ask.temperature,
         answer=answer.digest,
         parts=dict(answer.parts),
+        copied=answer.copied,
         checks=evidence.summary() if evidence is not None else None,
         checks_passed=evidence.passed if evidence is not None else None,
         value_passing=evidence.values_shown if evidence is not None else 0,
