@@ -79,7 +79,10 @@ def parse_budget(text: str | None) -> Budget:
 
 
 @dataclass
-class Outcome:
+class Climbed:
+    """What a climb found: the start's scores and their spread, the best setting and its score,
+    why it stopped, and each step it took."""
+
     start_scores: list[int]
     noise: int
     best: dict[str, Any]
@@ -158,7 +161,7 @@ def search(
     min_noise: int = 0,
     budget: Budget | None = None,
     record: Callable[[PathStep], None] = lambda step: None,
-) -> Outcome:
+) -> Climbed:
     """Coordinate ascent from `start` (see the module's doc)."""
     budget = budget or Budget()
     climb = _Climb(space, start, evaluate, budget, train_size, record)
@@ -187,7 +190,7 @@ def search(
                 break
         if not changed and not stopped:
             stopped = "a whole pass over the space kept nothing"
-    return Outcome(scores, spread, best, best_score, stopped, budget, climb.steps)
+    return Climbed(scores, spread, best, best_score, stopped, budget, climb.steps)
 
 
 def _dimension(

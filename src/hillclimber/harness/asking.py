@@ -24,7 +24,9 @@ SHRINK_ATTEMPTS = 3
 
 
 @dataclass(frozen=True)
-class Answer:
+class Reply:
+    """A model's reply to one request: its text, and what was asked."""
+
     text: str
     request: CompletionRequest
     """What was asked: a climbing step asks the same again for other tools."""
@@ -56,7 +58,7 @@ class Asker:
     def constrains(self) -> bool:
         return self.settings.constrained and self.model.profile.supports_constraint
 
-    def ask(self, view: TurnView, *, stuck: bool) -> Answer:
+    def ask(self, view: TurnView, *, stuck: bool) -> Reply:
         """The turn's answer to the prompt built from `view`. ContextExceeded when even a
         shrunk prompt does not fit."""
         tools, turn = view.tools, view.turn
@@ -76,7 +78,7 @@ class Asker:
                 constraint=constraint,
             )
             try:
-                return Answer(self._answer(request, tools, turn), request)
+                return Reply(self._answer(request, tools, turn), request)
             except ContextExceeded:
                 if attempt == SHRINK_ATTEMPTS - 1 or not self.prompter.can_shrink:
                     raise

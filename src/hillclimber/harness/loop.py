@@ -15,7 +15,7 @@ from hillclimber.errors import AgentTimeout, ContextExceeded
 from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.handlers import ToolEnv, execute, tool_path
 from hillclimber.harness.acting.tools import ACTING_TOOLS, WRITES, ToolCall, ToolResult, ToolSpec
-from hillclimber.harness.asking import Answer, Asker
+from hillclimber.harness.asking import Asker, Reply
 from hillclimber.harness.climbing.step import ClimbStep
 from hillclimber.harness.completion.gate import Gate, Told
 from hillclimber.harness.guards import Guards, Situation
@@ -164,7 +164,7 @@ class AgentLoop:
         return None
 
     def _climb(
-        self, call: ToolCall, answer: Answer, tools: list[ToolSpec]
+        self, call: ToolCall, answer: Reply, tools: list[ToolSpec]
     ) -> tuple[ToolCall, str] | None:
         assert self.climb is not None
         own = self._screen(call, answer.text) == call

@@ -34,7 +34,7 @@ from collections.abc import Callable, Collection, Sequence
 
 from hillclimber.harness.acting.handlers import ToolEnv
 from hillclimber.harness.acting.tools import ACTING_TOOLS, ToolCall, ToolResult, ToolSpec
-from hillclimber.harness.asking import Answer, Asker
+from hillclimber.harness.asking import Asker, Reply
 from hillclimber.harness.climbing.candidate import Candidate, pick, solved
 from hillclimber.harness.climbing.computed import Computer
 from hillclimber.harness.climbing.readings import planned_command, readings
@@ -202,7 +202,7 @@ class ClimbStep:
     def choose(
         self,
         call: ToolCall,
-        answer: Answer,
+        answer: Reply,
         tools: Sequence[ToolSpec],
         *,
         own: bool,
@@ -249,7 +249,7 @@ class ClimbStep:
         self,
         tried: list[Candidate],
         call: ToolCall,
-        answer: Answer,
+        answer: Reply,
         tools: Sequence[ToolSpec],
         *,
         own: bool,
