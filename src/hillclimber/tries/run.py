@@ -6,7 +6,9 @@ and trajectory become the trial's (`adopt`), the others stay in their folders fo
 
 from __future__ import annotations
 
+import contextlib
 import json
+import posixpath
 import shutil
 import time
 from collections.abc import Callable
@@ -110,8 +112,10 @@ def _keep_outside(attempt: Tried, paths: TaskPaths, folder: Path) -> None:
         if inside(path, [attempt.workdir]):
             continue
         data = read_bytes(attempt.sandbox, path, limit=MAX_BYTES)
-        if data is not None:
-            kept = folder / OUTSIDE / path.lstrip("/")
+        if data is None:
+            continue
+        kept = folder / OUTSIDE / posixpath.normpath("/" + path).lstrip("/")  # never above it
+        with contextlib.suppress(OSError):  # a named file inside another named file, say
             kept.parent.mkdir(parents=True, exist_ok=True)
             kept.write_bytes(data)
 
