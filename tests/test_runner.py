@@ -260,13 +260,18 @@ def test_a_killed_run_resumes_with_only_the_rest(tmp_path: Path) -> None:
     assert summary["totals"]["finished"] == summary["totals"]["passed"] == 12
 
 
-def test_interrupt_keeps_finished_trials_and_marks_the_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "kill"])
+def test_interrupt_keeps_finished_trials_and_marks_the_run(
+    tmp_path: Path, how: signal.Signals
+) -> None:
+    """Ctrl-C, or a plain `kill`, stops the run the same way: the trials under way unwind
+    (what they set up is undone), the finished ones are kept, and the run says how to resume."""
     argv = _slow_bench(tmp_path, concurrent=2)
     proc = subprocess.Popen(
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_acts
     )
     run_dir = _wait_for_trials(tmp_path / "runs" / "r", 2)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(how)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert "resume with --run-id r" in err

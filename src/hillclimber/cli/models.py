@@ -3,7 +3,6 @@ an embedded model served to other tools."""
 
 from __future__ import annotations
 
-import signal
 from typing import Annotated
 
 import typer
@@ -74,7 +73,6 @@ def models_serve(
     """Serve an embedded model to other tools, until Ctrl-C.
 
     llama.cpp's OpenAI-compatible server, on 127.0.0.1."""
-    signal.signal(signal.SIGTERM, _interrupt)  # a kill stops the server as Ctrl-C does
     with serve(
         model, port=port, context_window=context_window, threads=threads, lookup=lookup
     ) as served:
@@ -91,7 +89,3 @@ def models_serve(
             console.print("stopped", highlight=False)
             return
     raise HillclimberError(f"the model server exited ({code}); its log: {served.log}")
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
