@@ -97,6 +97,9 @@ def test_agreement_on_lines_of_the_instruction_counts_for_nothing() -> None:
     assert record.groups == [[1, 2]] and not record.agreed and not record.disputed
     assert "lines of the instruction" in record.why
     assert settled(copied)  # a third try would not change the choice
+    # the same values in another layout (minified JSON): one of the two copied, so both did
+    one_copied = [copied[0], copied[1].model_copy(update={"copied": False})]
+    assert not choose(one_copied, planned=3, stop="agreement", independent=True).agreed
 
 
 def evaluation(passed: bool, strength: str = "value") -> Evaluation:

@@ -109,7 +109,8 @@ def choose(
     best = groups[0]
     kept = min(best, key=lambda one: (-one.value_passing, one.turns, one.index))
     same = len(best) >= 2 and bool(kept.answer) and not kept.fails
-    agreed = same and not kept.copied
+    copied = any(one.copied for one in best)  # equal answers, one of them the prompt's lines
+    agreed = same and not copied
     others = any(one.answer and one.answer != kept.answer for one in tries)
     disputed = len(best) == 1 and bool(kept.answer) and others
     return TriesRecord(
@@ -121,11 +122,13 @@ def choose(
         chosen=kept.index,
         agreed=agreed and independent,
         disputed=disputed and independent,
-        why=_why(groups, kept, same=same, independent=independent),
+        why=_why(groups, kept, same=same, copied=copied, independent=independent),
     )
 
 
-def _why(groups: list[list[TryRecord]], kept: TryRecord, *, same: bool, independent: bool) -> str:
+def _why(
+    groups: list[list[TryRecord]], kept: TryRecord, *, same: bool, copied: bool, independent: bool
+) -> str:
     best = groups[0]
     ran = sum(len(group) for group in groups)
     if not kept.answer:
@@ -134,7 +137,7 @@ def _why(groups: list[list[TryRecord]], kept: TryRecord, *, same: bool, independ
         said = f"{len(best)} of {ran} tries left the same answer"
         if not independent:
             said += " (not independent: the back end does not sample, so it counts for nothing)"
-        elif kept.copied:
+        elif copied:
             said += " (lines of the instruction, copied: it counts for nothing)"
         return said + f"; try {kept.index} kept"
     if kept.fails:
