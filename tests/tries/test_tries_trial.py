@@ -189,7 +189,10 @@ def test_a_named_file_outside_the_workspace_is_kept_with_each_try(tmp_path: Path
     """The workspace alone would not show what a try wrote to a file the task names outside
     it: each try keeps it in `tries/<n>/outside`, and the kept try's is the trial's."""
     task = TASK.model_copy(
-        update={"instruction": "Write the number of lines of /app/in.txt to /tmp/count.txt."}
+        update={
+            "instruction": "Write the number of lines of /tmp/in.txt to /tmp/count.txt.",
+            "environment": Environment(setup=("printf 'a\\nb\\nc\\n' > /tmp/in.txt",)),
+        }
     )
     result = run(
         tmp_path,
@@ -201,3 +204,4 @@ def test_a_named_file_outside_the_workspace_is_kept_with_each_try(tmp_path: Path
     left = [trial_dir / "tries" / str(n) / "outside" / "tmp" / "count.txt" for n in (1, 2, 3)]
     assert [path.read_text() for path in left] == ["4\n", "3\n", "3\n"]
     assert (trial_dir / "outside" / "tmp" / "count.txt").read_text() == "3\n"
+    assert not list(trial_dir.glob("**/outside/tmp/in.txt"))  # the task's input is not copied
