@@ -98,7 +98,7 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
             root = Path(tmp) / f"try-{one.index}"
             for name in FOLDERS:
                 shutil.copytree(Path(tmp) / "fresh" / name, root / name, symlinks=True)
-            saved = _workspace(folder, one.index, then.chosen)
+            saved = _saved(folder, one.index, then.chosen, "workspace")
             if saved is not None:
                 shutil.rmtree(root / "workspace")
                 shutil.copytree(saved, root / "workspace", symlinks=True)
@@ -123,22 +123,23 @@ def graded(trial: TrialResult, tries: list[TryRecord], *, recorded: bool) -> Rea
                       recorded)  # fmt: skip
 
 
-def _workspace(trial_folder: Path, index: int, chosen: int) -> Path | None:
-    """Where try `index`'s workspace was kept (the chosen try's became the trial's)."""
-    own = trial_folder / "tries" / str(index) / "workspace"
+def _saved(trial_folder: Path, index: int, chosen: int, name: str) -> Path | None:
+    """Where try `index`'s folder `name` (`workspace`, `outside`) was kept: its own, else, for
+    the chosen try, the trial's, which the chosen try's became."""
+    own = trial_folder / "tries" / str(index) / name
     if own.is_dir():
         return own
-    adopted = trial_folder / "workspace"
+    adopted = trial_folder / name
     return adopted if index == chosen and adopted.is_dir() else None
 
 
 def _lay_outside(sandbox: Sandbox, trial_folder: Path, index: int, chosen: int) -> None:
     """Put back the named files outside the workspace try `index` left (`tries/<n>/outside`,
     the chosen try's in the trial's `outside/`)."""
-    kept = trial_folder / "tries" / str(index) / OUTSIDE
-    if not kept.is_dir() and index == chosen:
-        kept = trial_folder / OUTSIDE
-    for path in sorted(kept.rglob("*")) if kept.is_dir() else ():
+    kept = _saved(trial_folder, index, chosen, OUTSIDE)
+    if kept is None:
+        return
+    for path in sorted(kept.rglob("*")):
         if path.is_file():
             with contextlib.suppress(OSError, OutsideSandbox):
                 sandbox.write_file("/" + path.relative_to(kept).as_posix(), path.read_bytes())

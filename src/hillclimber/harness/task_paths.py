@@ -35,6 +35,12 @@ class TaskPaths:
     """Each bare name not in the working folder → the file it is (`instruction.relocated`);
     the checks are built with it too, so it is looked up once per trial."""
 
+    @property
+    def answers(self) -> tuple[str, ...]:
+        """The named paths that may hold the work's answer: neither an input to read nor a
+        file to leave alone, in the instruction's order."""
+        return tuple(p for p in self.named if p not in self.inputs and p not in self.protected)
+
     @classmethod
     def read(cls, instruction: str, sandbox: Sandbox, workdir: str) -> TaskPaths:
         there = partial(exists, sandbox)

@@ -155,7 +155,7 @@ def read_answer(
     outside = [p for p in paths.named if not _inside(p, workdir)]
     now = files_now(sandbox, workdir, outside)
     changed = {p for p in set(before) | set(now) if before.get(p) != now.get(p)}
-    named = [p for p in paths.named if p not in paths.inputs and p not in paths.protected]
+    named = list(paths.answers)
     answer_files = _named_files(named, now, changed)
     if not any(p in changed for p in answer_files):
         answer_files = sorted(changed)

@@ -108,9 +108,9 @@ def _keep_outside(attempt: Tried, paths: TaskPaths, folder: Path) -> None:
     """The files the task names outside the working folder, other than its inputs and the
     files to leave alone, as the try left them, in `folder/outside` (a workspace alone does
     not hold them): what a reviewer reads beside the digests in the record."""
-    for path in paths.named:
-        if path in paths.inputs or path in paths.protected or inside(path, [attempt.workdir]):
-            continue  # what the task gave is no try's answer: not copied three times over
+    for path in paths.answers:  # what the task gave is no try's answer: not copied each try
+        if inside(path, [attempt.workdir]):
+            continue
         data = read_bytes(attempt.sandbox, path, limit=MAX_BYTES)
         if data is None:
             continue
