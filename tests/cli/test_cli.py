@@ -181,6 +181,11 @@ def test_unknown_suite_agent_and_task_pattern_are_clear_errors() -> None:
             ("bench", "--agent", "oracle", "--suite", "mini", "--exclude", "*"),
             "mini: no task to run: --exclude leaves none",
         ),
+        (("bench", "--agent", "oracle", "--suite", "mini", "--shard", "3/2"), "--shard 3/2"),
+        (
+            ("bench", "--agent", "oracle", "--suite", "mini", "-t", "hello-file", "--shard", "2/2"),
+            "--shard 2/2 leaves none of the 1 chosen",
+        ),
         (
             ("compare", "--dataset", str(FIXTURES / "bad" / "no-instruction")),
             "no task to run: 1 could not be read",

@@ -44,6 +44,15 @@ def test_show_prints_the_numbers_and_the_task_matrix(runs_dir: Path) -> None:
     assert code == 0 and "oracle" in out and "–" in out
 
 
+def test_show_totals_names_no_task(runs_dir: Path) -> None:
+    code, out, _ = hc("show", str(runs_dir / "cmp"), "--totals")
+    assert code == 0
+    assert "climber" in out and "naive" in out and "feedback" in out  # the totals, per run
+    assert "fx-" not in out and "tasks × runs" not in out  # no task by name, no matrix
+    code, _, err = hc("show", str(runs_dir / "cmp"), "fx-hello", "--totals")
+    assert code == 2 and "not both" in err
+
+
 def test_show_with_a_task_reads_each_trial_step_by_step(runs_dir: Path) -> None:
     code, out, _ = hc("show", str(runs_dir / "cmp"), "fx-hello")
     assert code == 0

@@ -16,6 +16,7 @@ from hillclimber.loaders import (
     load_suite,
     load_task,
     select_tasks,
+    shard_of,
     task_format,
 )
 from hillclimber.task import Task, TaskFormat, VerificationKind
@@ -528,6 +529,24 @@ def test_select_pattern_matching_nothing_is_an_error(tb2_tasks: list[Task]) -> N
     with pytest.raises(HillclimberError) as caught:
         select_tasks(tb2_tasks, ["tag:no-such-tag"], None)
     assert_one_line(caught.value, "'tag:no-such-tag'")
+
+
+def test_the_shards_of_a_set_of_tasks_are_disjoint_cover_it_and_are_even() -> None:
+    tasks = load_suite("mini").tasks
+    shards = [shard_of(list(reversed(tasks)), f"{i}/4") for i in range(1, 5)]
+    ids = [[task.id for task in shard] for shard in shards]
+    every = sorted(task.id for task in tasks)
+    assert sorted(i for shard in ids for i in shard) == every  # each task once
+    assert max(map(len, ids)) - min(map(len, ids)) <= 1
+    assert ids[0][:2] == every[0:8:4]  # every 4th, in id order
+    assert shard_of(tasks, "1/1") == sorted(tasks, key=lambda task: task.id)
+
+
+@pytest.mark.parametrize("spec", ["0/3", "4/3", "x", "1/", "/2", "-1/2", "1/0"])
+def test_a_shard_that_is_not_i_of_n_is_a_one_line_error(spec: str) -> None:
+    with pytest.raises(HillclimberError) as caught:
+        shard_of(load_suite("mini").tasks, spec)
+    assert_one_line(caught.value, f"--shard {spec}", "I/N")
 
 
 # --- suites ---------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from hillclimber.compare import Setting, load_setting
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
 from hillclimber.image import find_engine
-from hillclimber.loaders import Dataset, load_dataset, load_suite, select_tasks
+from hillclimber.loaders import Dataset, load_dataset, load_suite, select_tasks, shard_of
 from hillclimber.models import ModelConfig
 from hillclimber.provenance import source_commit
 from hillclimber.results import RunConfig
@@ -48,6 +48,13 @@ TasksOpt = Annotated[
 ]
 ExcludeOpt = Annotated[
     str | None, typer.Option("--exclude", "-x", help="Task ids, globs or tag:TAG to leave out.")
+]
+ShardOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--shard",
+        help="I/N: only the Ith of N shards of the tasks chosen (every Nth, in id order).",
+    ),
 ]
 ModelOpt = Annotated[
     str, typer.Option("--model", "-m", help="local, local:NAME, ollama:NAME, openai:NAME, fm, ...")
@@ -150,15 +157,24 @@ def report_invalid(data: Dataset) -> list[str]:
 
 
 def select(
-    suite: str | None, dataset: Path | None, tasks: str | None, exclude: str | None
+    suite: str | None,
+    dataset: Path | None,
+    tasks: str | None,
+    exclude: str | None,
+    shard: str | None = None,
 ) -> tuple[Dataset, list[str], list[Task]]:
     """The dataset, its invalid tasks (reported), and the tasks chosen from it: at least one
     (a run of no task is an error, not an empty result)."""
     data = load(suite, dataset)
     invalid = report_invalid(data)
     chosen = select_tasks(data.tasks, split(tasks), split(exclude))
+    whole = len(chosen)
+    if shard is not None:
+        chosen = shard_of(chosen, shard)
     if not chosen:
-        if data.tasks:
+        if whole and shard is not None:
+            why = f"--shard {shard} leaves none of the {whole} chosen"
+        elif data.tasks:
             why = "--exclude leaves none"
         else:
             why = f"{len(invalid)} could not be read (above)" if invalid else "none found"

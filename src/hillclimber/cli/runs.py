@@ -31,6 +31,7 @@ from hillclimber.cli.options import (
     SandboxChoice,
     SandboxOpt,
     SetOpt,
+    ShardOpt,
     SuiteOpt,
     TasksOpt,
     TimeScaleOpt,
@@ -110,6 +111,7 @@ def bench(
     dataset: DatasetOpt = None,
     tasks: TasksOpt = None,
     exclude: ExcludeOpt = None,
+    shard: ShardOpt = None,
     agent: Annotated[str, typer.Option(help=f"Who acts: {', '.join(AGENTS)}.")] = "harness",
     model: ModelOpt = "local",
     preset_name: PresetOpt = "climber",
@@ -132,7 +134,7 @@ def bench(
 ) -> None:
     """Run tasks of a suite or dataset and verify each with its own tests."""
     model_acts = uses_model(agent)
-    data, invalid, chosen = select(suite, dataset, tasks, exclude)
+    data, invalid, chosen = select(suite, dataset, tasks, exclude, shard)
     setting = harness(preset_name, sets, max_turns) if model_acts else None
     kind, notes = pick_sandbox(sandbox, model_acts=model_acts, unsafe=unsafe)
     model_config = _model(model, base_url, context_window, lookup) if model_acts else None
@@ -205,6 +207,7 @@ def compare(
     dataset: DatasetOpt = None,
     tasks: TasksOpt = None,
     exclude: ExcludeOpt = None,
+    shard: ShardOpt = None,
     model: ModelOpt = "local",
     presets: Annotated[str, typer.Option(help=PRESETS_HELP)] = "naive,fm,climber,full",
     sets: SetOpt = None,
@@ -226,7 +229,7 @@ def compare(
     """Run several harness settings on the same tasks, model and seeds, side by side.
 
     `--set` changes every one of them."""
-    data, invalid, chosen = select(suite, dataset, tasks, exclude)
+    data, invalid, chosen = select(suite, dataset, tasks, exclude, shard)
     settings = compared(presets, sets, max_turns)
     kind, notes = pick_sandbox(sandbox, unsafe=unsafe)
     run_id = new_run_id(run_id)

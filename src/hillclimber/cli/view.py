@@ -20,8 +20,16 @@ def show(
     task: Annotated[
         str | None, typer.Argument(metavar="TASK", help="Also show this task's trajectories.")
     ] = None,
+    totals: Annotated[
+        bool,
+        typer.Option(
+            "--totals", help="The totals and grades only: no task named (a validation split)."
+        ),
+    ] = False,
 ) -> None:
-    """Show a run's numbers and task matrix; with TASK, each trial of it step by step."""
+    """Show a run's numbers and task matrix; with TASK, each trial of it step by step.
+
+    `--totals` shows what a run of held-out tasks may show: its totals, no task by name."""
     from hillclimber.report.trajview import trial_view
 
     try:
@@ -30,6 +38,10 @@ def show(
         fail(str(err))
     console.print(stats_table(runs))
     console.print(grades_table(runs))
+    if totals:
+        if task is not None:
+            fail("--totals names no task: give TASK or --totals, not both")
+        return
     console.print(task_matrix(runs))
     if task is None:
         return

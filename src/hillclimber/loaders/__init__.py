@@ -9,6 +9,7 @@ from hillclimber.loaders.dataset import (
     load_dataset,
     load_task,
     select_tasks,
+    shard_of,
     task_format,
 )
 from hillclimber.loaders.manifest import Manifest, load_manifest
@@ -27,5 +28,6 @@ __all__ = [
     "load_tb1_task",
     "load_tb2_task",
     "select_tasks",
+    "shard_of",
     "task_format",
 ]

@@ -224,6 +224,18 @@ def select_tasks(
     return [task for task in tasks if task.id in chosen]
 
 
+def shard_of(tasks: Sequence[Task], spec: str) -> list[Task]:
+    """The tasks of shard `I/N` (`2/5`): every Nth of them in id order, from the Ith. The N
+    shards of one set of tasks are disjoint, cover it, and differ in size by one at most, so a
+    long run splits into pieces run on other machines or days, each named without listing (or
+    reading) its tasks. A different set of tasks shards differently."""
+    index, _, count = spec.partition("/")
+    if not (index.isdigit() and count.isdigit() and 1 <= int(index) <= int(count)):
+        raise HillclimberError(f"--shard {spec}: give I/N, 1 ≤ I ≤ N (e.g. 2/5)")
+    ordered = sorted(tasks, key=lambda task: task.id)
+    return ordered[int(index) - 1 :: int(count)]
+
+
 def _matching(tasks: Sequence[Task], pattern: str) -> list[str]:
     tag = pattern.removeprefix(TAG)
     if tag != pattern:
