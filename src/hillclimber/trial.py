@@ -39,6 +39,7 @@ from hillclimber.results import (
     now,
 )
 from hillclimber.sandbox import Sandbox, SandboxKind, create_sandbox, trial_layout
+from hillclimber.sandbox.container import undo_mounts
 from hillclimber.sandbox.limits import ResourceLimits
 from hillclimber.setup.build import build_workspace
 from hillclimber.setup.plan import plan_environment
@@ -86,6 +87,7 @@ STOPPING = threading.Event()
 def run_trial(spec: TrialSpec) -> TrialResult:
     """Set up, run the agent, verify; write `result.json`. Never raises for a task's fault."""
     trial_dir = spec.trial_dir
+    undo_mounts(trial_dir.resolve())  # what a killed run left mounted in it, before it goes
     shutil.rmtree(trial_dir, ignore_errors=True)
     result = TrialResult(
         trial=spec.name,

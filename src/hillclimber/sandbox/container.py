@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator, Mapping
@@ -117,3 +118,27 @@ def trial_root(image_root: Path, folder: Path) -> Iterator[TrialRoot]:
             subprocess.run(["umount", "-l", str(root)], capture_output=True, check=False)
         for path in (layer, work, root):
             shutil.rmtree(path, ignore_errors=True)
+
+
+MOUNTS = Path("/proc/self/mounts")
+
+
+def undo_mounts(folder: Path, table: Path = MOUNTS) -> list[Path]:
+    """Unmount what is mounted under `folder`, deepest first, and say what: a trial's layer
+    that a run killed twice over (a second Ctrl-C cuts `trial_root`'s undoing short; `kill -9`
+    skips it) left mounted, found when the trial runs again, before its folder is emptied."""
+    try:
+        lines = table.read_text().splitlines()
+    except OSError:
+        return []  # no mount table: nothing of ours can be mounted
+    inside = []
+    for line in lines:
+        fields = line.split()
+        if len(fields) < 2:
+            continue
+        point = Path(re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[1]))
+        if point.is_relative_to(folder):
+            inside.append(point)
+    for point in sorted(inside, key=lambda p: len(p.parts), reverse=True):
+        subprocess.run(["umount", "-l", str(point)], capture_output=True, check=False)
+    return inside
