@@ -49,8 +49,8 @@ def test_show_totals_names_no_task(runs_dir: Path) -> None:
     assert code == 0
     assert "climber" in out and "naive" in out and "feedback" in out  # the totals, per run
     assert "fx-" not in out and "tasks × runs" not in out  # no task by name, no matrix
-    code, _, err = hc("show", str(runs_dir / "cmp"), "fx-hello", "--totals")
-    assert code == 2 and "not both" in err
+    code, out, err = hc("show", str(runs_dir / "cmp"), "fx-hello", "--totals")
+    assert code == 2 and "not both" in err and out == ""
 
 
 def test_show_with_a_task_reads_each_trial_step_by_step(runs_dir: Path) -> None:

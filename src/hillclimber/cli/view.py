@@ -32,6 +32,8 @@ def show(
     `--totals` shows what a run of held-out tasks may show: its totals, no task by name."""
     from hillclimber.report.trajview import trial_view
 
+    if totals and task is not None:
+        fail("--totals names no task: give TASK or --totals, not both")
     try:
         runs = load_runs([run_path])
     except HillclimberError as err:
@@ -39,8 +41,6 @@ def show(
     console.print(stats_table(runs))
     console.print(grades_table(runs))
     if totals:
-        if task is not None:
-            fail("--totals names no task: give TASK or --totals, not both")
         return
     console.print(task_matrix(runs))
     if task is None:
