@@ -324,6 +324,16 @@ def test_a_task_working_elsewhere_writes_in_its_own_places() -> None:
     assert only("dangerous_commands", run("rm -rf /app/build"), **places).action == "deny"
 
 
+def test_a_task_whose_working_folder_is_the_root_may_write_anywhere_but_not_wipe_it() -> None:
+    """An image whose WORKDIR is `/` (some Dockerfiles set none): every path is in the working
+    folder. Before, `/out.txt` was refused as outside `/`."""
+    places: dict[str, Any] = {"workdir": "/", "resolve": lambda path: plain_path(path, "/")}
+    for path in ("/out.txt", "out.txt", "/srv/data/x.csv"):
+        assert only("workspace_bounds", write(path), **places).action == "allow", path
+    assert only("workspace_bounds", run("echo x > /srv/a.txt"), **places).action == "allow"
+    assert only("dangerous_commands", run("rm -rf /"), **places).action == "deny"
+
+
 # -- tool_sequence ----------------------------------------------------------------------------
 
 

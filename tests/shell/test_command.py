@@ -139,6 +139,7 @@ def test_normal_takes_out_dots_and_doubled_slashes() -> None:
 def test_inside_means_the_folder_itself_or_below_it() -> None:
     assert inside("/app", ["/app"]) and inside("/app/x/y", ["/tmp", "/app"])
     assert not inside("/apple", ["/app"])
+    assert inside("/etc/x", ["/"]) and inside("/", ["/"]) and inside("/app/x", ["/app/"])
 
 
 # -- program and inner_code -------------------------------------------------------------------

@@ -142,7 +142,8 @@ def normal(path: str) -> str:
 
 
 def inside(path: str, folders: Sequence[str]) -> bool:
-    return any(path == f or path.startswith(f + "/") for f in folders)
+    """Whether `path` is one of `folders` or under one (the root `/` holds every path)."""
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
 def _shell_program(args: Sequence[str]) -> ProgramSource:

@@ -34,6 +34,7 @@ from hillclimber.sandbox import OutsideSandbox, Sandbox
 from hillclimber.sandbox.base import walk
 from hillclimber.sandbox.files import is_binary, read_bytes
 from hillclimber.sandbox.workspace import fits, kept_files, restored
+from hillclimber.shell.command import inside
 
 MAX_FILES = 5000
 """Files looked at in a working folder; past it the rest is not compared."""
@@ -152,7 +153,7 @@ def read_answer(
     sandbox: Sandbox, workdir: str, paths: TaskPaths, before: Files, instruction: str
 ) -> Answer:
     """The answer a try left in `sandbox`, against `before` (`files_now` at its start)."""
-    outside = [p for p in paths.named if not _inside(p, workdir)]
+    outside = [p for p in paths.named if not inside(p, [workdir])]
     now = files_now(sandbox, workdir, outside)
     changed = {p for p in set(before) | set(now) if before.get(p) != now.get(p)}
     named = list(paths.answers)
@@ -204,15 +205,11 @@ def spelled_out(data: bytes, instruction_lines: set[str]) -> bool:
     return bool(lines) and lines <= instruction_lines
 
 
-def _inside(path: str, folder: str) -> bool:
-    return path == folder or path.startswith(folder.rstrip("/") + "/")
-
-
 def _named_files(named: list[str], now: Files, changed: set[str]) -> list[str]:
     """The named paths as files: a named folder stands for the files in it that changed."""
     files: list[str] = []
     for path in named:
-        under = sorted(p for p in changed if _inside(p, path) and p != path)
+        under = sorted(p for p in changed if inside(p, [path]) and p != path)
         files.extend(under if under else [path])
     return list(dict.fromkeys(files))
 
@@ -286,7 +283,7 @@ def how_to_run(path: str, instruction: str, workdir: str) -> str:
         if posixpath.basename(first) == name:
             return " ".join(words)
     runner = _SCRIPTS.get(posixpath.splitext(path)[1])
-    relative = posixpath.relpath(path, workdir) if _inside(path, workdir) else path
+    relative = posixpath.relpath(path, workdir) if inside(path, [workdir]) else path
     shown = relative if "/" in relative or runner else f"./{relative}"
     return f"{runner} {shlex.quote(shown)}" if runner else shlex.quote(shown)
 
@@ -298,7 +295,7 @@ def _behaviour(
     printed and no named file changed (a module of functions; a usage error, which two
     different programs share). The workspace and the named files are put back."""
     command = how_to_run(path, instruction, workdir)
-    outside = [p for p in named if not _inside(p, workdir)]
+    outside = [p for p in named if not inside(p, [workdir])]
     with ExitStack() as stack:
         if fits(sandbox, workdir):
             stack.enter_context(restored(sandbox, workdir))
