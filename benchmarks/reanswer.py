@@ -1,7 +1,7 @@
 """Would the tries of a finished run agree now, under the answer rules as the code is now?
 
     python benchmarks/reanswer.py --run runs/<run-id>[/<setting>] [--dataset PATH] [--tasks a,b]
-                                  [--as-recorded]
+                                  [--as-recorded] [--tests]
 
 A rule about what counts as an answer (a blank file is none; a program is compared by what it
 does; a repository by what it committed) is learnt from a few trials, and a model run to try it
@@ -21,6 +21,10 @@ recorded, and only the choice and the grade are worked out again (`as recorded` 
 
 Per trial: the grade then and now, the groups then and now, and what the task's tests said.
 The last lines: `agreed` then and now, and how many of each the tests failed.
+
+With `--tests` the task's own tests also run on every try's answer (tasks set up here only):
+whether the choice lost a try the tests would have passed, or had none to lose — what better
+choosing could win at most (pass@k beside pass@1 with selection; a measurement, never a score).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ from hillclimber.task import Task
 from hillclimber.tries.answer import files_now, read_answer
 from hillclimber.tries.choice import TriesRecord, TryRecord, choose, settled
 from hillclimber.tries.run import OUTSIDE
+from hillclimber.verify.verifier import verifier_needs, verify
 
 FOLDERS = ("workspace", "tmp", "home")
 
@@ -58,6 +63,8 @@ class Reanswered:
     grade_now: str
     recorded: bool = False
     """The answers were taken as recorded, not read again."""
+    each: dict[int, bool] | None = None
+    """With --tests: whether the task's tests passed each try's answer, by try."""
 
     @property
     def more_tries(self) -> bool:
@@ -68,10 +75,20 @@ class Reanswered:
         tests = "tests passed" if self.passed else "tests failed"
         more = "  +1 try" if self.more_tries else ""
         recorded = "  (answers as recorded)" if self.recorded else ""
+        each = ""
+        if self.each is not None:
+            each = "  each try: " + " ".join(
+                f"{n}{'✓' if ok else '✗'}" for n, ok in sorted(self.each.items())
+            )
         return (
             f"{self.task:<24} {self.grade_then:>9} → {self.grade_now:<9}"
-            f" groups {self.then.groups} → {self.now.groups}  {tests}{more}{recorded}"
+            f" groups {self.then.groups} → {self.now.groups}  {tests}{more}{recorded}{each}"
         )
+
+    @property
+    def lost(self) -> bool:
+        """The tests would have passed a try the choice left out, and failed the kept one."""
+        return self.each is not None and not self.passed and any(self.each.values())
 
 
 def grade_of(record: TriesRecord) -> Grade:
@@ -85,7 +102,9 @@ def grade_of(record: TriesRecord) -> Grade:
     )
 
 
-def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) -> Reanswered:
+def reanswer(
+    trial: TrialResult, folder: Path, task: Task, kind: SandboxKind, tests: bool = False
+) -> Reanswered:
     then = trial.tries
     assert then is not None
     with tempfile.TemporaryDirectory(prefix="hc-reanswer-") as tmp, contextlib.ExitStack() as held:
@@ -94,6 +113,8 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
         outside = [p for p in paths.named if not inside(p, [fresh.workdir])]
         before = files_now(fresh.sandbox, fresh.workdir, outside)
         tries: list[TryRecord] = []
+        each: dict[int, bool] = {}
+        tests = tests and not (verifier_needs(task) if task.has_verifier else ["no tests"])
         for one in then.tries:
             root = Path(tmp) / f"try-{one.index}"
             for name in FOLDERS:
@@ -110,7 +131,12 @@ def reanswer(trial: TrialResult, folder: Path, task: Task, kind: SandboxKind) ->
             answer = read_answer(sandbox, fresh.workdir, paths, before, task.instruction)
             update = {"answer": answer.digest, "parts": answer.parts, "copied": answer.copied}
             tries.append(one.model_copy(update=update))
-    return graded(trial, tries, recorded=False)
+            if tests:
+                checked = verify(task, sandbox, root / "checks", cwd=fresh.workdir)
+                each[one.index] = checked.passed
+    found = graded(trial, tries, recorded=False)
+    found.each = each if tests else None
+    return found
 
 
 def graded(trial: TrialResult, tries: list[TryRecord], *, recorded: bool) -> Reanswered:
@@ -159,6 +185,22 @@ def summarize(found: list[Reanswered]) -> list[str]:
         f"would run another try now: {len(more)}"
         + (f" ({', '.join(r.task for r in more)})" if more else ""),
         f"done now: {_done(found)}; disputed now: {_disputed(found)}",
+        *_each(found),
+    ]
+
+
+def _each(rows: list[Reanswered]) -> list[str]:
+    """With --tests: the choice against the best it could have made."""
+    tested = [r for r in rows if r.each is not None]
+    if not tested:
+        return []
+    lost = [r.task for r in tested if r.lost]
+    any_passed = sum(any(r.each.values()) for r in tested if r.each is not None)
+    kept = sum(r.passed for r in tested)
+    return [
+        f"tests on each try: {len(tested)} trials; the kept try passed {kept}"
+        f", some try passed {any_passed}; a passing try left out {len(lost)}"
+        + (f" ({', '.join(lost)})" if lost else "")
     ]
 
 
@@ -177,6 +219,9 @@ def main() -> None:
     parser.add_argument(
         "--as-recorded", action="store_true", help="take the answers as recorded: grade only"
     )
+    parser.add_argument(
+        "--tests", action="store_true", help="also run the task's tests on every try's answer"
+    )
     args = parser.parse_args()
     kind, by_id = run_tasks(args)
     found: list[Reanswered] = []
@@ -188,7 +233,7 @@ def main() -> None:
         found.append(
             graded(trial, trial.tries.tries, recorded=True)
             if recorded
-            else reanswer(trial, folder, task, kind)
+            else reanswer(trial, folder, task, kind, args.tests)
         )
         print(found[-1].line(), flush=True)
     print("\n".join(summarize(found)))

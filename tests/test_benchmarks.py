@@ -205,6 +205,17 @@ def test_reanswer_reads_each_tries_saved_workspace_under_the_answer_rules_now(
     lines = run_benchmark("reanswer.py", *args, "--as-recorded")
     assert lines[0].endswith("(answers as recorded)") and "[[1, 2]] → [[1, 2]]" in lines[0]
     assert lines[1] == "1 trials with tries graded again, 1 of them from the answers as recorded"
+    lines = run_benchmark("reanswer.py", *args, "--tests")
+    assert lines[0].endswith(f"each try: 1{'✓✗'[other == 1]} 2{'✓✗'[other == 2]}"), lines
+    assert lines[-1] == (
+        "tests on each try: 1 trials; the kept try passed 1, some try passed 1;"
+        " a passing try left out 0"
+    )
+    doc["passed"] = False  # as if the tests had failed the kept try: a passing one left out
+    result.write_text(json.dumps(doc))
+    lines = run_benchmark("reanswer.py", *args, "--tests")
+    assert lines[-1].endswith("the kept try passed 0, some try passed 1; a passing try left out 1"
+                              " (fx-hello)"), lines  # fmt: skip
 
 
 def test_reanswer_reads_a_named_file_outside_the_workspace_as_each_try_left_it(
