@@ -70,6 +70,8 @@ def test_nop_fails_and_an_unfinished_trial_shows_as_not_run(runs_dir: Path) -> N
 def test_a_comparison_expands_to_its_runs_in_label_order(runs_dir: Path) -> None:
     runs = load_runs([runs_dir / "cmp", runs_dir / "oracle-run"])
     assert [r.label for r in runs] == ["baseline", "climbing", "oracle"]
+    [alone] = load_runs([runs_dir / "cmp" / "b"])  # one of them shown alone: its label still
+    assert alone.label == "climbing"
     naive, climber, _ = runs
     assert naive.config.harness is not None and naive.config.harness.preset == "naive"
     assert naive.feedback() == "none" and climber.feedback() == "tests"

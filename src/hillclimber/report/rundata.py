@@ -145,7 +145,18 @@ def load_run(path: Path, label: str | None = None) -> RunData:
         if child.is_dir() and (trial := read_trial(child / "result.json")) is not None
     ]
     trials.sort(key=lambda t: (t.task_id, t.attempt))
-    return RunData(path, label or default_label(config), config, result, trials)
+    label = label or _compared_as(path) or default_label(config)
+    return RunData(path, label, config, result, trials)
+
+
+def _compared_as(path: Path) -> str | None:
+    """The label a comparison gave this run folder, where it is one of a comparison's (shown
+    alone, a settings file's run is `climber-tries3`, not its preset `climber`)."""
+    holder = path.resolve().parent / COMPARISON_FILE
+    if not holder.is_file():
+        return None
+    comparison = _read(holder, Comparison)
+    return next((k for k, v in comparison.runs.items() if v == path.resolve().name), None)
 
 
 def load_comparison(path: Path) -> list[RunData]:
