@@ -49,7 +49,7 @@ from hillclimber.task import Task
 from hillclimber.tries.answer import files_now, read_answer
 from hillclimber.tries.choice import TriesRecord, TryRecord, choose, settled
 from hillclimber.tries.run import OUTSIDE
-from hillclimber.verify.verifier import verifier_needs, verify
+from hillclimber.verify.verifier import verify
 
 FOLDERS = ("workspace", "tmp", "home")
 
@@ -115,7 +115,7 @@ def reanswer(
         before = files_now(fresh.sandbox, fresh.workdir, outside)
         tries: list[TryRecord] = []
         each: dict[int, bool] = {}
-        tests = tests and not (verifier_needs(task) if task.has_verifier else ["no tests"])
+        tests = tests and fresh.verify is not None  # prepare's word on whether tests run here
         for one in then.tries:
             root = Path(tmp) / f"try-{one.index}"
             for name in FOLDERS:
