@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, window_of
@@ -19,7 +20,14 @@ from hillclimber.report.rundata import (
     shorten,
     tail,
 )
-from hillclimber.report.tables import DASH, grade_rows, matrix_rows, stats_row
+from hillclimber.report.tables import (
+    DASH,
+    grade_rows,
+    how_close,
+    matrix_rows,
+    stats_row,
+    task_matrix,
+)
 from hillclimber.results import ExitReason
 
 from rundirs import CLIMBER_ANSWERS, NAIVE_ANSWERS, bench, comparison, scripted
@@ -62,8 +70,16 @@ def test_nop_fails_and_an_unfinished_trial_shows_as_not_run(runs_dir: Path) -> N
     stats = run.stats()
     assert (stats.solved, stats.pass_rate, stats.seconds_per_solved) == (0, 0.0, None)
     assert matrix_rows([run]) == [["fx-hello", "✗"]]
+    [trial] = run.trials  # how close it came: the tests it passed, beside its mark
+    assert trial.evaluation is not None and trial.evaluation.tests_total > 0
+    near = f"0/{trial.evaluation.tests_total}"
+    assert how_close(run, "fx-hello") == near
+    shown = Console(width=80, record=True)
+    shown.print(task_matrix([run]))
+    assert f"✗ {near}" in shown.export_text()
     run.trials.clear()  # as while the run is still going
     assert matrix_rows([run]) == [["fx-hello", "·"]]
+    assert how_close(run, "fx-hello") == ""
     assert stats_row(run)[2] == DASH
 
 

@@ -126,6 +126,16 @@ def marks(run: RunData, task_id: str) -> str:
     )
 
 
+def how_close(run: RunData, task_id: str) -> str:
+    """How close each failed attempt came: the task's tests it passed, of all (`2/9`), so a
+    run where nothing is solved still shows which trials were near."""
+    return " ".join(
+        f"{t.evaluation.tests_passing}/{t.evaluation.tests_total}"
+        for t in sorted(run.trials_of(task_id), key=lambda t: t.attempt)
+        if not t.passed and t.evaluation is not None and t.evaluation.tests_total
+    )
+
+
 def matrix_rows(runs: Sequence[RunData]) -> list[list[str]]:
     """A row per task: the task id, then the marks of each run."""
     return [[task, *(marks(run, task) for run in runs)] for task in task_ids(runs)]
@@ -161,7 +171,15 @@ _STYLE = {PASS: "[green]✓[/]", FAIL: "[red]✗[/]", NOT_RUN: "[dim]·[/]"}
 
 
 def task_matrix(runs: Sequence[RunData]) -> Table:
+    """The marks of each task in each run; beside a failed attempt, the tests it passed."""
     table = Table("task", *(escape(run.label) for run in runs), title="tasks × runs")
     for task, *cells in matrix_rows(runs):
-        table.add_row(escape(task), *("".join(_STYLE[c] for c in cell) for cell in cells))
+        near = [how_close(run, task) for run in runs]
+        table.add_row(
+            escape(task),
+            *(
+                "".join(_STYLE[c] for c in cell) + (f" [dim]{n}[/]" if n else "")
+                for cell, n in zip(cells, near, strict=True)
+            ),
+        )
     return table
