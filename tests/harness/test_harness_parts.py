@@ -366,7 +366,7 @@ def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> No
     again = execute(
         ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
     )
-    assert again.output == "no such file: ec-policies.json"
+    assert again.output == ("no such file: ec-policies.json (/app holds 2 entries: conf/, old/)")
 
 
 def test_a_pattern_read_says_the_files_it_matches(tmp_path: Path) -> None:
@@ -387,7 +387,39 @@ def test_a_pattern_read_says_the_files_it_matches(tmp_path: Path) -> None:
     none = execute(
         ToolCall(name="read_file", arguments={"path": "/app/data/*.csv"}), ToolEnv(sandbox)
     )
-    assert none.output == "no such file: /app/data/*.csv"
+    assert none.output == (
+        "no such file: /app/data/*.csv (/app/data holds 3 entries: container_a.json,"
+        " container_b.json, notes.txt)"
+    )
+
+
+def test_a_missing_file_is_told_what_the_nearest_folder_holds(tmp_path: Path) -> None:
+    """The 1.5B read a file it guessed the name of, was told "no such file" and read it again;
+    the folder's entries are what it needs to look at next. The nearest folder that is there
+    is listed, never `/`."""
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
+    (tmp_path / "workspace/src").mkdir()
+    (tmp_path / "workspace/src/main.c").write_text("int main(void) { return 0; }\n")
+    (tmp_path / "workspace/notes.txt").write_text("x\n")
+    guessed = execute(
+        ToolCall(name="read_file", arguments={"path": "/app/secret_program"}), ToolEnv(sandbox)
+    )
+    assert not guessed.success
+    assert (
+        guessed.output
+        == "no such file: /app/secret_program (/app holds 2 entries: notes.txt, src/)"
+    )
+    deeper = execute(
+        ToolCall(
+            name="edit_file",
+            arguments={"path": "/app/cache/model/x.bin", "old_text": "a", "new_text": "b"},
+        ),
+        ToolEnv(sandbox),
+    )
+    assert deeper.output.startswith("no such file: /app/cache/model/x.bin (/app holds 2 entries")
+    (tmp_path / "workspace/empty").mkdir()
+    empty = execute(ToolCall(name="read_file", arguments={"path": "empty/a.txt"}), ToolEnv(sandbox))
+    assert empty.output == "no such file: empty/a.txt (/app/empty is empty)"
 
 
 def test_a_folder_read_as_a_file_says_what_it_holds(tmp_path: Path) -> None:

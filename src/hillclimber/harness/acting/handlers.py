@@ -99,34 +99,57 @@ def _elsewhere(path: str, env: ToolEnv) -> str:
     """Where the one file of that name under the working folder or a folder the instruction
     names is, if there is one (a task names `ec-policies.json`, which lies in a folder of
     it); for a pattern (`container_*.json`: the file tools take no patterns), the files of its
-    folder it matches."""
+    folder it matches; else what the nearest folder above it holds."""
     name = posixpath.basename(path)
     if _PATTERN.search(name):
-        return _matches(path, env)
+        return _matches(path, env) or _around(path, env)
     found = [p for root in env.roots or (env.workdir,) for p in same_name(env.sandbox, root, name)]
-    return f" (the file {found[0]} has that name)" if len(found) == 1 else ""
+    if len(found) == 1:
+        return f" (the file {found[0]} has that name)"
+    return _around(path, env)
+
+
+def _around(path: str, env: ToolEnv) -> str:
+    """What the nearest folder above a missing path holds (the 1.5B read a file it guessed
+    the name of, told only "no such file", again and again; what is there is the next step).
+    Nothing for a path whose only folder left is `/`: its listing is the system's."""
+    folder = posixpath.dirname(path)
+    while folder not in ("", "/") and not _is_dir(env, folder):
+        folder = posixpath.dirname(folder)
+    if folder in ("", "/"):
+        return ""
+    count, shown = _entries(folder, env)
+    return f" ({folder} holds {count} entries: {shown})" if count else f" ({folder} is empty)"
 
 
 def _folder(asked: str, path: str, env: ToolEnv) -> str:
     """What a folder read as a file holds (the 1.5B read `/home/user/k8s-manifests` three
     times, was told "no such file" each time, and reported that it had examined 1 file)."""
-    try:
-        names = sorted(env.sandbox.listdir(path))
-    except (OSError, OutsideSandbox):
-        names = []
-    if not names:
+    count, shown = _entries(path, env)
+    if not count:
         return f"{asked} is an empty folder, not a file"
-    marked = [n + "/" if _is_dir(env, posixpath.join(path, n)) else n for n in names]
-    shown = ", ".join(marked[:MAX_ENTRIES])
-    more = f" and {len(names) - MAX_ENTRIES} more" if len(names) > MAX_ENTRIES else ""
     return (
-        f"{asked} is a folder, not a file: it holds {len(names)} entries: {shown}{more}."
+        f"{asked} is a folder, not a file: it holds {count} entries: {shown}."
         " Read one file of it at a time, or work on them all with a command (run_command)"
     )
 
 
+def _entries(folder: str, env: ToolEnv) -> tuple[int, str]:
+    """How many entries a folder holds, and the first of them by name, folders marked `/`."""
+    try:
+        names = sorted(env.sandbox.listdir(folder))
+    except (OSError, OutsideSandbox):
+        return 0, ""
+    marked = [n + "/" if _is_dir(env, posixpath.join(folder, n)) else n for n in names]
+    more = f" and {len(names) - MAX_ENTRIES} more" if len(names) > MAX_ENTRIES else ""
+    return len(names), ", ".join(marked[:MAX_ENTRIES]) + more
+
+
 def _is_dir(env: ToolEnv, path: str) -> bool:
-    info = env.sandbox.stat(path)
+    try:
+        info = env.sandbox.stat(path)
+    except OutsideSandbox:
+        return False
     return info is not None and info.kind == "dir"
 
 
