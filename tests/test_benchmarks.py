@@ -461,3 +461,21 @@ def test_speed_benchmark(tmp_path: Path) -> None:
         rf"end_to_end_sec={ratio} identical=\d+/2 peak_rss={NUMBER}GB \(both instances\)",
         line,
     ), line
+
+
+def test_missing_sorts_what_the_model_did_after_no_such_file(tmp_path: Path) -> None:
+    """A real scripted run: a missing file read, read again, then (the file written) another
+    missing one whose folder's listing the next command uses."""
+    answers = [
+        call("read_file", path="/app/missing.txt"),
+        call("read_file", path="/app/missing.txt"),
+        call("write_file", path="/app/hello.txt", content="Hello, world!\n"),
+        call("read_file", path="/app/notes/a.txt"),
+        call("run_command", command="cat hello.txt"),
+        call("task_complete"),
+    ]
+    run = scripted(tmp_path / "run", "fm", answers)
+    [line] = run_benchmark("missing.py", str(run))
+    assert line.endswith(
+        "3 missing in 1 agent runs (1 passed); again 1, listed 1, looked 0, other 1, none 0"
+    ), line
