@@ -434,6 +434,12 @@ def test_the_file_to_read_instead_is_one_no_call_has_read_or_named() -> None:
     assert reread(history).action == "allow"  # every file read: the read runs as asked
 
 
+def test_a_file_the_model_wrote_is_not_the_one_read_instead() -> None:
+    """It holds the model's own words: the 1.5B was shown the number it had written."""
+    history = [call("read_file", path="a.conf"), write("/app/election.log")]
+    assert reread(history).instead == call("read_file", path="/app/b.conf")
+
+
 def test_a_first_read_or_a_read_after_a_change_runs_as_asked() -> None:
     assert reread([]).action == "allow"
     assert reread([call("read_file", path="a.conf"), write("/app/a.conf")]).action == "allow"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import posixpath
 
-from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.acting.tools import WRITES, ToolCall
 from hillclimber.harness.guards.base import Situation, Verdict
 from hillclimber.harness.guards.sequence import earlier_reads
 from hillclimber.harness.prompting.shown import shown_whole
@@ -37,9 +37,15 @@ def rereading(call: ToolCall, situation: Situation) -> Verdict | None:
 
 
 def _unread(situation: Situation, again: str) -> str | None:
-    """The first text file the instruction names that no call has read or named, nor is an
-    answer file; a file the prompt shows cut (`shown.shown_whole`) before one shown whole."""
-    seen = {situation.target(past) for past in situation.history if past.name == "read_file"}
+    """The first text file the instruction names that no call has read, written or named, nor
+    is an answer file; a file the prompt shows cut (`shown.shown_whole`) before one shown
+    whole. (A file the model wrote holds its own words: on TB2 the 1.5B, reading a README
+    that was not there, was shown the number it had just written in its answer file.)"""
+    seen = {
+        situation.target(past)
+        for past in situation.history
+        if past.name == "read_file" or past.name in WRITES
+    }
     commands = [str(c.arguments.get("command", "")) for c in situation.history]
     fresh: list[tuple[bool, str]] = []
     for path in dict.fromkeys(situation.named):
