@@ -93,6 +93,16 @@ def test_task_complete_after_the_work_is_verified(tmp_path: Path) -> None:
     assert (tmp_path / "log" / "trajectory.json").exists()
 
 
+def test_the_working_folder_is_shown_as_it_is_each_turn_where_asked(tmp_path: Path) -> None:
+    """`view.show_folder`: the working folder's entries, now, under their own title."""
+    config = quiet(preset("fm"), show_folder=True)
+    _, model, _ = run_agent(tmp_path, config, [WRITE_BAD, DONE, WRITE_OK, DONE])
+    assert "Working folder:\n/app: empty" in prompts_text(model, 0)
+    assert "Working folder:\n/app: hello.txt" in prompts_text(model, 1)
+    _, plain, _ = run_agent(tmp_path / "off", quiet(preset("fm")), [WRITE_OK, DONE])
+    assert "Working folder" not in prompts_text(plain, 0)
+
+
 def test_a_premature_complete_is_verified_fed_back_and_the_loop_goes_on(tmp_path: Path) -> None:
     outcome, model, evaluations = run_agent(tmp_path, quiet(preset("fm")), [DONE, WRITE_OK, DONE])
     assert outcome.info["loop_exit"] == "verified"

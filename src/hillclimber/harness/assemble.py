@@ -42,7 +42,7 @@ from hillclimber.harness.prompting.prompters import (
     Rules,
     description,
 )
-from hillclimber.harness.prompting.shown import shown
+from hillclimber.harness.prompting.shown import listed, shown
 from hillclimber.harness.prompting.templates import Prompts, load_prompts
 from hillclimber.harness.recording.events import ChecksMade, EventBus, Listener, on_tool_ran
 from hillclimber.harness.recording.trajectory import TrajectoryWriter
@@ -114,6 +114,9 @@ def assemble(
             hint=partial(hints.build_hint, task.instruction) if use_hints else None,
             files=partial(shown, paths.named, ctx.sandbox)
             if config.view.mode == "micro" and config.view.show_named_files
+            else lambda: "",
+            folder=partial(listed, env.workdir, ctx.sandbox, rules.prompts("micro.folder_empty"))
+            if config.view.mode == "micro" and config.view.show_folder
             else lambda: "",
             seed_fixes=config.planning.seed_fixes,
             planner=effective.on("planner"),

@@ -73,6 +73,9 @@ class View(_Settings):
     """Tool output cap in characters (the tool also caps at 100 lines)."""
     show_named_files: bool = True
     """Show the current content of the existing files the task names (micro mode)."""
+    show_folder: bool = False
+    """Show what the working folder holds, its entries by name (micro mode): a task that names
+    no input file leaves a small model to guess one (on TB2 the 1.5B read made-up names)."""
     hints: Literal["suite", "on", "off"] = "suite"
     """Generic hints: as the suite declares, always, or never."""
     probe_commands: bool = True
@@ -196,7 +199,7 @@ class Tries(_Settings):
 
 
 _IDLE_IN = {
-    "conversation": ("previous_steps", "show_latest_output", "show_named_files"),
+    "conversation": ("previous_steps", "show_latest_output", "show_named_files", "show_folder"),
     "micro": ("trim_history", "token_display", "compact_at"),
 }
 """The view's settings each mode ignores: the conversation shows the history itself; a micro

@@ -63,6 +63,8 @@ class LoopParts:
     hint: Callable[[list[str]], str | None] | None = None
     """The hint for the tools called so far (none: hints are off)."""
     files: Callable[[], str] = lambda: ""
+    folder: Callable[[], str] = lambda: ""
+    """The working folder's entries now ("" where `view.show_folder` is off)."""
     seed_fixes: bool = False
     planner: bool = False
     verify_after_writes: bool = False
@@ -201,6 +203,7 @@ class AgentLoop:
             hint=self.parts.hint([c.name for c in self.state.calls]) if self.parts.hint else None,
             progress=self.state.progress,
             files=self.parts.files(),
+            folder=self.parts.folder() or None,
             turn=self.turn,
             max_turns=self.max_turns,
             known=self.parts.offer.all(),

@@ -34,6 +34,27 @@ def is_file(sandbox: Sandbox, path: str) -> bool:
     return found is not None and found.kind == "file"
 
 
+def folder_entries(sandbox: Sandbox, folder: str, most: int = 30) -> tuple[int, str]:
+    """How many entries a folder holds, and the first `most` of them by name, each folder
+    marked `/` (`a.txt, data/ and 12 more`); (0, "") for an empty folder or none."""
+    try:
+        names = sorted(sandbox.listdir(folder))
+    except (OSError, OutsideSandbox):
+        return 0, ""
+    marked = [n + "/" if is_dir(sandbox, posixpath.join(folder, n)) else n for n in names[:most]]
+    more = f" and {len(names) - most} more" if len(names) > most else ""
+    return len(names), ", ".join(marked) + more
+
+
+def is_dir(sandbox: Sandbox, path: str) -> bool:
+    """Whether a folder is at sandbox `path` (outside the sandbox: no)."""
+    try:
+        found = sandbox.stat(path)
+    except (OSError, OutsideSandbox):
+        return False
+    return found is not None and found.kind == "dir"
+
+
 def read_bytes(sandbox: Sandbox, path: str, limit: int | None = None) -> bytes | None:
     """The bytes of the regular file at sandbox `path` (its first `limit` bytes), or None."""
     try:

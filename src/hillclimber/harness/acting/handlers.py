@@ -18,7 +18,14 @@ from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.harness.instruction import DATA
 from hillclimber.harness.parsing.literal import python_data
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
-from hillclimber.sandbox.files import BINARY_PROBE, exists, is_binary, same_name
+from hillclimber.sandbox.files import (
+    BINARY_PROBE,
+    exists,
+    folder_entries,
+    is_binary,
+    is_dir,
+    same_name,
+)
 
 
 @dataclass
@@ -114,18 +121,18 @@ def _around(path: str, env: ToolEnv) -> str:
     the name of, told only "no such file", again and again; what is there is the next step).
     Nothing for a path whose only folder left is `/`: its listing is the system's."""
     folder = posixpath.dirname(path)
-    while folder not in ("", "/") and not _is_dir(env, folder):
+    while folder not in ("", "/") and not is_dir(env.sandbox, folder):
         folder = posixpath.dirname(folder)
     if folder in ("", "/"):
         return ""
-    count, shown = _entries(folder, env)
+    count, shown = folder_entries(env.sandbox, folder)
     return f" ({folder} holds {count} entries: {shown})" if count else f" ({folder} is empty)"
 
 
 def _folder(asked: str, path: str, env: ToolEnv) -> str:
     """What a folder read as a file holds (the 1.5B read `/home/user/k8s-manifests` three
     times, was told "no such file" each time, and reported that it had examined 1 file)."""
-    count, shown = _entries(path, env)
+    count, shown = folder_entries(env.sandbox, path)
     if not count:
         return f"{asked} is an empty folder, not a file"
     return (
@@ -134,26 +141,6 @@ def _folder(asked: str, path: str, env: ToolEnv) -> str:
     )
 
 
-def _entries(folder: str, env: ToolEnv) -> tuple[int, str]:
-    """How many entries a folder holds, and the first of them by name, folders marked `/`."""
-    try:
-        names = sorted(env.sandbox.listdir(folder))
-    except (OSError, OutsideSandbox):
-        return 0, ""
-    marked = [n + "/" if _is_dir(env, posixpath.join(folder, n)) else n for n in names]
-    more = f" and {len(names) - MAX_ENTRIES} more" if len(names) > MAX_ENTRIES else ""
-    return len(names), ", ".join(marked[:MAX_ENTRIES]) + more
-
-
-def _is_dir(env: ToolEnv, path: str) -> bool:
-    try:
-        info = env.sandbox.stat(path)
-    except OutsideSandbox:
-        return False
-    return info is not None and info.kind == "dir"
-
-
-MAX_ENTRIES = 30
 _PATTERN = re.compile(r"[*?\[]")
 MAX_MATCHES = 12
 

@@ -112,6 +112,8 @@ class TurnView:
     progress: str | None = None
     files: str | None = None
     """Current content of the existing files the task names."""
+    folder: str | None = None
+    """The working folder and its entries (`view.show_folder`)."""
     turn: int = 1
     max_turns: int = 1
     known: Sequence[ToolSpec] = ()
@@ -157,6 +159,7 @@ class MicroPrompter:
             Section("task", view.instruction, 90, min_chars=200, cut=cut_instruction,
                     title=say("micro.task")),
             Section("files", view.files or "", 65, cut=cut_middle, title=say("micro.files")),
+            Section("folder", view.folder or "", 64, cut=cut_middle, title=say("micro.folder")),
             Section("plan", view.plan or "", priority=50, title=say("micro.plan")),
             Section("step", view.step or "", priority=95, title=say("micro.step")),
             Section("hint", view.hint or "", priority=40),

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from hillclimber.harness.acting.tools import truncate
 from hillclimber.sandbox import Sandbox
-from hillclimber.sandbox.files import read_text
+from hillclimber.sandbox.files import folder_entries, read_text
 
 MAX_FILES = 4
 MAX_BYTES = 64_000
@@ -39,3 +39,9 @@ def shown(named: Sequence[str], sandbox: Sandbox, chars: int = SHOWN_CHARS) -> s
         cut, meta = truncate(text, max_lines=SHOWN_LINES, max_chars=chars)
         blocks.append(f"--- {name} ({meta['lines_total']} lines) ---\n{cut}")
     return "\n".join(blocks)
+
+
+def listed(folder: str, sandbox: Sandbox, empty: str) -> str:
+    """`folder: a.txt, data/, …`, what the working folder holds now (`empty` where nothing)."""
+    count, entries = folder_entries(sandbox, folder)
+    return f"{folder}: {entries if count else empty}"
