@@ -27,11 +27,20 @@ def exists(sandbox: Sandbox, path: str) -> bool:
 
 def is_file(sandbox: Sandbox, path: str) -> bool:
     """Whether a regular file is at sandbox `path` (outside the sandbox: no)."""
+    return _kind(sandbox, path) == "file"
+
+
+def is_dir(sandbox: Sandbox, path: str) -> bool:
+    """Whether a folder is at sandbox `path` (outside the sandbox: no)."""
+    return _kind(sandbox, path) == "dir"
+
+
+def _kind(sandbox: Sandbox, path: str) -> str | None:
     try:
         found = sandbox.stat(path)
     except (OSError, OutsideSandbox):
-        return False
-    return found is not None and found.kind == "file"
+        return None
+    return found.kind if found is not None else None
 
 
 def folder_entries(sandbox: Sandbox, folder: str, most: int = 30) -> tuple[int, str]:
@@ -44,15 +53,6 @@ def folder_entries(sandbox: Sandbox, folder: str, most: int = 30) -> tuple[int, 
     marked = [n + "/" if is_dir(sandbox, posixpath.join(folder, n)) else n for n in names[:most]]
     more = f" and {len(names) - most} more" if len(names) > most else ""
     return len(names), ", ".join(marked) + more
-
-
-def is_dir(sandbox: Sandbox, path: str) -> bool:
-    """Whether a folder is at sandbox `path` (outside the sandbox: no)."""
-    try:
-        found = sandbox.stat(path)
-    except (OSError, OutsideSandbox):
-        return False
-    return found is not None and found.kind == "dir"
 
 
 def read_bytes(sandbox: Sandbox, path: str, limit: int | None = None) -> bytes | None:
