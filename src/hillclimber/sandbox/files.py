@@ -19,10 +19,7 @@ def is_binary(head: bytes) -> bool:
 
 def exists(sandbox: Sandbox, path: str) -> bool:
     """Whether anything is at sandbox `path` (outside the sandbox: no)."""
-    try:
-        return sandbox.stat(path) is not None
-    except (OSError, OutsideSandbox):
-        return False
+    return _kind(sandbox, path) is not None
 
 
 def is_file(sandbox: Sandbox, path: str) -> bool:
