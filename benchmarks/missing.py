@@ -23,39 +23,34 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from hillclimber.harness.acting.tools import TOOLS, ToolCall, tool_list
+from hillclimber.harness.parsing.outcome import ParsedCall
+from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.results import read_trial
 
 _MISSING = re.compile(r"^no such file: (\S+)(?: \((\S+) holds \d+ entries: ([^)]*)\))?")
+TOOL_SPECS = tool_list(list(TOOLS))
 _LOOK = re.compile(r"(?:^|[;&|]\s*|\s)(?:ls|find|tree|locate)\b")
 
 
-def call_of(step: dict[str, Any]) -> dict[str, Any] | None:
-    """The model's call in an agent step: as run, or as asked where the guards refused it
-    (a refused step keeps only the model's message)."""
-    if step.get("source") != "agent":
+def call_of(step: dict[str, Any]) -> ToolCall | None:
+    """The call the model answered in a turn of its own (not a question asked aside: a plan,
+    a candidate), read by the loop's own parser: what it asked for, whether the guards refused
+    it or climbing applied another call in its place."""
+    if step.get("source") != "agent" or (step.get("extra") or {}).get("role") != "worker":
         return None
-    for call in step.get("tool_calls") or []:
-        return dict(call)
-    text = str(step.get("message", "")).strip().removeprefix("```json").strip("`\n ")
-    try:
-        asked = json.loads(text)
-    except ValueError:
-        return None
-    if not isinstance(asked, dict):
-        return None
-    return {"function_name": asked.get("name"), "arguments": asked.get("arguments") or {}}
+    parsed = parse_tool_call(str(step.get("message") or ""), TOOL_SPECS)
+    return parsed.call if isinstance(parsed, ParsedCall) else None
 
 
-def kind(after: dict[str, Any], path: str, listed: list[str]) -> str:
+def kind(after: ToolCall, path: str, listed: list[str]) -> str:
     """How the model's next call relates to the missing `path` and the entries `listed`."""
-    args = after.get("arguments")
-    args = args if isinstance(args, dict) else {"": args}
-    said = " ".join(str(v) for v in args.values())
-    if args.get("path") == path:
+    said = " ".join(str(v) for v in after.arguments.values())
+    if after.arguments.get("path") == path:
         return "again"
     if any(name and name in said for name in listed):
         return "listed"
-    if after.get("function_name") == "run_command" and _LOOK.search(said):
+    if after.name == "run_command" and _LOOK.search(said):
         return "looked"
     return "other"
 
