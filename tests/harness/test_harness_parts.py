@@ -420,6 +420,9 @@ def test_a_missing_file_is_told_what_the_nearest_folder_holds(tmp_path: Path) ->
     (tmp_path / "workspace/empty").mkdir()
     empty = execute(ToolCall(name="read_file", arguments={"path": "empty/a.txt"}), ToolEnv(sandbox))
     assert empty.output == "no such file: empty/a.txt (/app/empty is empty)"
+    (tmp_path / "workspace/empty/only.txt").write_text("x\n")
+    one = execute(ToolCall(name="read_file", arguments={"path": "empty/b.txt"}), ToolEnv(sandbox))
+    assert one.output == "no such file: empty/b.txt (/app/empty holds 1 entry: only.txt)"
 
 
 def test_a_folder_read_as_a_file_says_what_it_holds(tmp_path: Path) -> None:

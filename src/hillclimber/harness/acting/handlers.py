@@ -126,7 +126,11 @@ def _around(path: str, env: ToolEnv) -> str:
     if folder in ("", "/"):
         return ""
     count, shown = folder_entries(env.sandbox, folder)
-    return f" ({folder} holds {count} entries: {shown})" if count else f" ({folder} is empty)"
+    return f" ({folder} holds {_entries(count)}: {shown})" if count else f" ({folder} is empty)"
+
+
+def _entries(count: int) -> str:
+    return "1 entry" if count == 1 else f"{count} entries"
 
 
 def _folder(asked: str, path: str, env: ToolEnv) -> str:
@@ -136,7 +140,7 @@ def _folder(asked: str, path: str, env: ToolEnv) -> str:
     if not count:
         return f"{asked} is an empty folder, not a file"
     return (
-        f"{asked} is a folder, not a file: it holds {count} entries: {shown}."
+        f"{asked} is a folder, not a file: it holds {_entries(count)}: {shown}."
         " Read one file of it at a time, or work on them all with a command (run_command)"
     )
 
