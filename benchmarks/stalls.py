@@ -129,7 +129,13 @@ def main() -> None:
     parser.add_argument("runs", type=Path, nargs="+")
     parser.add_argument("--max-k", type=int, default=10)
     args = parser.parse_args()
-    report(trials_in(args.runs), range(2, args.max_k + 1))
+    for folder in args.runs:
+        if not folder.is_dir():
+            parser.error(f"{folder}: no such folder")
+    trials = trials_in(args.runs)
+    if not trials:
+        parser.error(f"no finished trial with a trajectory under {', '.join(map(str, args.runs))}")
+    report(trials, range(2, args.max_k + 1))
 
 
 if __name__ == "__main__":
