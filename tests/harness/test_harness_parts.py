@@ -282,6 +282,7 @@ def test_tools_act_in_the_sandbox(tmp_path: Path) -> None:
 
 FENCE = "(without the ``` fence around it: it is not the file's)"
 AS_JSON = "(as JSON: it was written in Python's notation)"
+REJOINED = "(a line break inside a quoted string written as the escape \\n: it parses now)"
 
 
 @pytest.mark.parametrize(
@@ -297,6 +298,12 @@ AS_JSON = "(as JSON: it was written in Python's notation)"
             AS_JSON,
         ),
         ("t.json", "```json\n['a', 1.5]\n```", '[\n  "a",\n  1.5\n]\n', f"{FENCE} {AS_JSON}"),
+        (  # the 1.5B on Terminal-Bench 2: `split('\n')` in JSON, read as a line break
+            "check.py",
+            "head = text.split('\n')[0]\nprint(head)\n",
+            "head = text.split('\\n')[0]\nprint(head)\n",
+            REJOINED,
+        ),
     ],
 )
 def test_a_write_is_of_the_file_its_content_stands_for(
@@ -308,6 +315,20 @@ def test_a_write_is_of_the_file_its_content_stands_for(
     result = execute(ToolCall(name="write_file", arguments={"path": path, "content": content}), env)
     assert result.success and result.output.endswith(told)
     assert (tmp_path / "workspace" / path).read_text() == written
+
+
+def test_an_edit_that_cuts_a_string_literal_is_joined_only_where_the_file_parsed(
+    tmp_path: Path,
+) -> None:
+    env = ToolEnv(sandbox=create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path)))
+    (tmp_path / "workspace/ok.py").write_text("print('a')\n")
+    (tmp_path / "workspace/bad.py").write_text("print('a')\ndef f(:\n")
+    for name in ("ok.py", "bad.py"):
+        edit = {"path": name, "old_text": "print('a')", "new_text": "print('a\nb')"}
+        result = execute(ToolCall(name="edit_file", arguments=edit), env)
+        assert result.success and result.output.endswith(REJOINED) == (name == "ok.py")
+    assert (tmp_path / "workspace/ok.py").read_text() == "print('a\\nb')\n"
+    assert (tmp_path / "workspace/bad.py").read_text() == "print('a\nb')\ndef f(:\n"
 
 
 @pytest.mark.parametrize(

@@ -17,6 +17,7 @@ from hillclimber.harness.acting.tools import MAX_CHARS, MAX_LINES, ToolCall, Too
 from hillclimber.harness.config import COMMAND_TIMEOUT_SEC
 from hillclimber.harness.instruction import DATA
 from hillclimber.harness.parsing.literal import python_data
+from hillclimber.harness.parsing.source import python_error, rejoined
 from hillclimber.sandbox import APP, HOME, OutsideSandbox, Sandbox, run_within
 from hillclimber.sandbox.files import (
     BINARY_PROBE,
@@ -236,12 +237,27 @@ def as_json(path: str, content: str) -> str | None:
     return None if value is None else json.dumps(value, indent=2) + "\n"
 
 
+def python_source(path: str, content: str, before: str | None = None) -> str | None:
+    """For a `.py` file that does not parse, the content with each string literal a line
+    break cut in two joined again by the escape `\\n` (`parsing.source.rejoined`), where that
+    makes it parse; else None. An edit is mended only where the file parsed `before` it."""
+    if not path.lower().endswith(".py") or (before is not None and python_error(before)):
+        return None
+    return rejoined(content)
+
+
+_CONVERTED = {
+    ".json": " (as JSON: it was written in Python's notation)",
+    ".py": " (a line break inside a quoted string written as the escape \\n: it parses now)",
+}
+
+
 def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     path = tool_path(args["path"], env)
     content = str(args["content"])
     inner = unfenced(path, content)
     content = content if inner is None else inner
-    converted = as_json(path, content)
+    converted = as_json(path, content) or python_source(path, content)
     data = (content if converted is None else converted).encode()
     size = len(data)
     meta: dict[str, Any] = {"path": args["path"], "bytes": size}
@@ -254,7 +270,7 @@ def _write_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
     env.sandbox.write_file(path, data)
     dropped = "" if inner is None else " (without the ``` fence around it: it is not the file's)"
     if converted is not None:
-        dropped += " (as JSON: it was written in Python's notation)"
+        dropped += _CONVERTED[posixpath.splitext(path)[1].lower()]
     return ToolResult(True, f"Wrote {size} bytes to {args['path']}{dropped}", meta)
 
 
@@ -288,8 +304,11 @@ def _edit_file(args: dict[str, Any], env: ToolEnv) -> ToolResult:
             f"old_text {problem}; nothing was changed.{hint} The file {args['path']} is:\n{shown}",
             {"path": args["path"], "occurrences": count},
         )
-    env.sandbox.write_file(path, text.replace(old, new, 1).encode())
-    return ToolResult(True, f"Edited {args['path']}", {"path": args["path"]})
+    after = text.replace(old, new, 1)
+    mended = python_source(path, after, before=text)
+    env.sandbox.write_file(path, (after if mended is None else mended).encode())
+    said = "" if mended is None else _CONVERTED[".py"]
+    return ToolResult(True, f"Edited {args['path']}{said}", {"path": args["path"]})
 
 
 def _run_command(args: dict[str, Any], env: ToolEnv) -> ToolResult:

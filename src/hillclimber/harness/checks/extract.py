@@ -2,7 +2,8 @@
 the task's tests or its solution, and nothing that knows any one task.
 
 - a file the instruction names that is not there yet must exist and not be empty; with a
-  known extension it must parse (JSON, CSV, TOML, YAML);
+  known extension it must parse (JSON, CSV, TOML, YAML; a program in Python or bash, and one
+  to change must parse after as it did before: `sources.py`);
 - an existing file a sentence says to change (fix, edit, replace…) must be changed, and hold
   what the sentence quotes for it (`change `A` to `B``); when the instruction says nothing else
   may change, A is gone from it (as a word of its own) and its lines differ from the start only
@@ -46,6 +47,7 @@ from hillclimber.harness.checks.kinds import (
 from hillclimber.harness.checks.ordered import sorted_lists
 from hillclimber.harness.checks.rounding import rounding_checks
 from hillclimber.harness.checks.shape import literal, shape_checks
+from hillclimber.harness.checks.sources import source_checks
 from hillclimber.harness.checks.stand_ins import told
 from hillclimber.harness.checks.text import Sentence, sentences
 from hillclimber.harness.checks.workspace import Workspace
@@ -74,7 +76,6 @@ _SETTING = re.compile(r"^[\s>*#\d.-]*(?:\*\*[^*]*\*\*:?\s*)?an?\s", re.I)
 """`A workload file exists at …`: the task's setting (the file may be missing from it), not
 what the result must have ("- The file `/tmp/out.json` exists")."""
 _FORMATS = {".json": "json", ".csv": "csv", ".toml": "toml", ".yaml": "yaml", ".yml": "yaml"}
-_SCRIPTS = {".sh": "bash", ".bash": "bash", ".py": "python3"}
 _RUN = ("run", "running", "build", "builds", "built", "crashes", "fails", "execute", "compile")
 _CONTAINING = re.compile(
     r"(?:containing|contains|(?<!header )line)\s+(?:exactly\s+|only\s+)?`([^`]+)`", re.I
@@ -116,6 +117,8 @@ def extract(
         )
         found += made_by("changed_files", changed)
     new_files = {c.path for c in found if isinstance(c, FileExists)}
+    changed_files = {c.path for c in found if isinstance(c, FileChanged)}
+    found += made_by("sources", source_checks(new_files, changed_files))
     found += made_by("not_copies", not_copies(instruction, said, new_files, here, found))
     found += made_by("executables", executables(said, new_files))
     found += made_by("shape", shape_checks(said, new_files))
