@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.instruction import named_paths
 from hillclimber.loaders.suite import load_suite
-from hillclimber.report.rundata import read_steps
+from hillclimber.report.steps import read_steps
 from hillclimber.results import RunConfig, TrialResult
 from hillclimber.skills.learn import ToolStep, distill
 from hillclimber.skills.store import SkillStore

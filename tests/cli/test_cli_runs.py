@@ -25,6 +25,7 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
         },
     )
     bench(base / "oracle", "oracle", tasks=["fx-hello"])
+    bench(base / "oracle-2", "oracle", tasks=["fx-sales-total"])  # another shard, run apart
     return base
 
 
@@ -66,6 +67,25 @@ def test_show_with_a_task_reads_each_trial_step_by_step(runs_dir: Path) -> None:
     assert "checks: on, the task's tests (feedback tests); planner: off" in out  # what was on
     code, out, _ = hc("show", str(runs_dir / "oracle"), "fx-hello")
     assert code == 0 and "no trajectory (agent oracle)" in out
+
+
+def test_show_reads_the_runs_of_a_setting_given_together_as_one(runs_dir: Path) -> None:
+    """The tenths of a split run apart (`--shard`) are one split: one column per setting."""
+    code, out, _ = hc("show", str(runs_dir / "oracle"), str(runs_dir / "oracle-2"), "--totals")
+    assert code == 0
+    solved = next(line for line in out.splitlines() if "solved" in line)
+    assert [cell.strip() for cell in solved.split("│")[2:-1]] == ["2/2"]
+    elapsed = next(line for line in out.splitlines() if "elapsed" in line)
+    assert "–" in elapsed  # trials run apart have no wall time together
+    code, out, _ = hc("show", str(runs_dir / "oracle"), str(runs_dir / "oracle-2"))
+    assert code == 0 and "fx-hello" in out and "fx-sales-total" in out
+    code, out, _ = hc(
+        "show", str(runs_dir / "oracle"), str(runs_dir / "oracle-2"), "fx-sales-total"
+    )
+    assert code == 0 and "fx-sales-total.1 · oracle · passed" in out
+    code, out, _ = hc("show", str(runs_dir / "cmp"), str(runs_dir / "oracle"), "--totals")
+    header = next(line for line in out.splitlines() if "climber" in line)
+    assert "naive" in header and "oracle" in header  # settings apart stay apart
 
 
 def test_report_writes_one_file_into_the_first_run_by_default(

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from hillclimber.report.html import build_report, write_report
-from hillclimber.report.rundata import load_runs, read_steps
+from hillclimber.report.rundata import load_runs
+from hillclimber.report.steps import read_steps
 from hillclimber.report.tables import STATS_COLUMNS, stats_table, task_matrix
 from hillclimber.report.trajview import verification_text
 

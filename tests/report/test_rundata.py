@@ -12,14 +12,8 @@ from rich.console import Console
 
 from hillclimber.errors import HillclimberError
 from hillclimber.models import ModelConfig, window_of
-from hillclimber.report.rundata import (
-    COMPARISON_FILE,
-    Comparison,
-    load_runs,
-    read_steps,
-    shorten,
-    tail,
-)
+from hillclimber.report.rundata import COMPARISON_FILE, Comparison, load_runs
+from hillclimber.report.steps import read_steps, shorten, tail
 from hillclimber.report.tables import (
     DASH,
     grade_rows,

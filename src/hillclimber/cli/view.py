@@ -16,10 +16,14 @@ from hillclimber.report.tables import grades_table, stats_table, task_matrix
 
 @app.command()
 def show(
-    run_path: Annotated[Path, typer.Argument(metavar="RUN", help="A run or comparison folder.")],
-    task: Annotated[
-        str | None, typer.Argument(metavar="TASK", help="Also show this task's trajectories.")
-    ] = None,
+    targets: Annotated[
+        list[str],
+        typer.Argument(
+            metavar="RUN... [TASK]",
+            help="Run or comparison folders (several: each setting's runs read as one, as the "
+            "tenths of a split run with --shard), then a task to show step by step.",
+        ),
+    ],
     totals: Annotated[
         bool,
         typer.Option(
@@ -29,13 +33,16 @@ def show(
 ) -> None:
     """Show a run's numbers and task matrix; with TASK, each trial of it step by step.
 
-    `--totals` shows what a run of held-out tasks may show: its totals, no task by name."""
+    Several runs are pooled by setting: `show runs/val-1 runs/val-2 --totals` gives the totals
+    of both tenths, one column per setting. `--totals` shows what a run of held-out tasks may
+    show: its totals, no task by name."""
     from hillclimber.report.trajview import trial_view
 
+    run_paths, task = _runs_and_task(targets)
     if totals and task is not None:
         fail("--totals names no task: give TASK or --totals, not both")
     try:
-        runs = load_runs([run_path])
+        runs = load_runs(run_paths, pool=True)
     except HillclimberError as err:
         fail(str(err))
     console.print(stats_table(runs))
@@ -47,9 +54,18 @@ def show(
         return
     trials = [(run, trial) for run in runs for trial in run.trials_of(task)]
     if not trials:
-        fail(f"no finished trial of task '{task}' in {run_path}")
+        fail(f"no finished trial of task '{task}' in {', '.join(map(str, run_paths))}")
     for run, trial in trials:
         console.print(trial_view(run, trial))
+
+
+def _runs_and_task(targets: list[str]) -> tuple[list[Path], str | None]:
+    """The folders given, and the task after them: the last of two or more that is not a
+    folder (`show runs/x word-count`)."""
+    task = None
+    if len(targets) > 1 and not Path(targets[-1]).is_dir():
+        *targets, task = targets
+    return [Path(target) for target in targets], task
 
 
 @app.command()

@@ -14,7 +14,8 @@ from typing import Any
 
 from hillclimber import __version__
 from hillclimber.report.plots import all_plots
-from hillclimber.report.rundata import RunData, Step, read_steps
+from hillclimber.report.rundata import RunData
+from hillclimber.report.steps import Step, read_steps
 from hillclimber.report.tables import (
     FAIL,
     GRADES_TITLE,

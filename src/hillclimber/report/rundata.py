@@ -1,5 +1,5 @@
-"""Run folders read back for `show`, `report` and `compare`: configs, results, trials, the
-numbers that compare runs, and trajectories as a list of readable steps.
+"""Run folders read back for `show`, `report` and `compare`: configs, results, trials, and
+the numbers that compare runs (a trajectory as readable steps: `steps.py`).
 
 A path is a run folder (`config.json`, `result.json`, one folder per trial) or a comparison
 folder (`compare.json` naming one run folder per label).
@@ -60,9 +60,13 @@ class RunData:
     result: RunResult
     trials: list[TrialResult]
     """Finished trials, by task then attempt."""
+    pooled: tuple[Path, ...] = ()
+    """The other run folders of this setting read as one with it (`load_runs(pool=True)`: the
+    shards of a split, run apart)."""
 
     def trial_dir(self, trial: TrialResult) -> Path:
-        return self.path / trial.trial
+        homes = (self.path / trial.trial, *(path / trial.trial for path in self.pooled))
+        return next((home for home in homes if home.is_dir()), homes[0])
 
     def trials_of(self, task_id: str) -> list[TrialResult]:
         return [t for t in self.trials if t.task_id == task_id]
@@ -172,9 +176,10 @@ def load_comparison(path: Path) -> list[RunData]:
     return runs
 
 
-def load_runs(paths: list[Path]) -> list[RunData]:
+def load_runs(paths: list[Path], *, pool: bool = False) -> list[RunData]:
     """Each path a run folder or a comparison folder (expanded to its runs, in label order).
-    Labels that would clash get the run id added."""
+    Labels that would clash get the run id added; with `pool`, the runs of one label are read
+    as one run instead (`_pooled`)."""
     runs: list[RunData] = []
     for path in paths:
         if not path.is_dir():
@@ -183,9 +188,30 @@ def load_runs(paths: list[Path]) -> list[RunData]:
             runs.extend(load_comparison(path))
         else:
             runs.append(load_run(path))
+    if pool:
+        runs = _pooled(runs)
     _unclash(runs, lambda run, place: f"{run.label} ({run.config.run_id})")
     _unclash(runs, lambda run, place: f"{run.label} #{place}")  # the same run given twice
     return runs
+
+
+def _pooled(runs: list[RunData]) -> list[RunData]:
+    """The runs of each label as one, in the order the labels first come: the trials of all,
+    over the tasks of all (a split's tenths, run apart with `--shard`, read as the split)."""
+    groups: dict[str, list[RunData]] = {}
+    for run in runs:
+        groups.setdefault(run.label, []).append(run)
+    pooled = []
+    for label, (first, *rest) in groups.items():
+        group = [first, *rest]
+        task_ids = list(dict.fromkeys(t for run in group for t in run.config.task_ids))
+        trials = sorted(
+            (t for run in group for t in run.trials), key=lambda t: (t.task_id, t.attempt)
+        )
+        config = first.config.model_copy(update={"task_ids": task_ids})
+        others = tuple(run.path for run in rest)
+        pooled.append(RunData(first.path, label, config, first.result, trials, others))
+    return pooled
 
 
 def _unclash(runs: list[RunData], rename: Callable[[RunData, int], str]) -> None:
@@ -240,7 +266,8 @@ class RunStats:
     trial_seconds: float
     """The trials' own times added up (what the run would take one at a time)."""
     elapsed_seconds: float | None
-    """Wall time from the first trial's start to the last one's end."""
+    """Wall time from the first trial's start to the last one's end (None for runs pooled:
+    their trials ran apart)."""
     seconds_per_solved: float | None
     feedback: str
     model_seconds: float | None = None
@@ -286,7 +313,7 @@ class RunStats:
             denials=_total(trials, "denials"),
             context_shrinks=_total(trials, "context_shrinks"),
             trial_seconds=seconds,
-            elapsed_seconds=_elapsed(trials),
+            elapsed_seconds=None if run.pooled else _elapsed(trials),
             seconds_per_solved=_per(seconds, solved),
             feedback=run.feedback(),
             model_seconds=_seconds(trials, "model_seconds"),
@@ -308,95 +335,3 @@ def _grades(trials: list[TrialResult]) -> dict[str, tuple[int, int]]:
         if graded:
             counts[grade.value] = (len(graded), sum(not t.passed for t in graded))
     return counts
-
-
-@dataclass(frozen=True)
-class Step:
-    """One trajectory step as a reader wants it: what the model saw, said, did, and was told."""
-
-    source: str
-    """agent (a model call) or system (verification, plan, finalize, a harness action)."""
-    turn: int | None
-    role: str
-    """worker or supervisor for a model call; the system step's message otherwise."""
-    prompt: list[dict[str, str]] = field(default_factory=list)
-    text: str = ""
-    """The model's raw answer, verbatim."""
-    calls: list[dict[str, Any]] = field(default_factory=list)
-    """The calls that ran: function_name, arguments."""
-    results: list[dict[str, Any]] = field(default_factory=list)
-    """Their results: content, success."""
-    guard: dict[str, Any] | None = None
-    """A guard's verdict on the call (older runs called it `monitor`)."""
-    parse_error: dict[str, Any] | None = None
-    verification: dict[str, Any] | None = None
-    tokens: tuple[int, int] | None = None
-    """Prompt and completion tokens of the model call."""
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def last_user(self) -> str:
-        users = [m.get("content", "") for m in self.prompt if m.get("role") == "user"]
-        return users[-1] if users else ""
-
-
-def read_steps(doc: dict[str, Any]) -> list[Step]:
-    """The steps of an ATIF trajectory written by `TrajectoryWriter` (the instruction's user
-    step left out). A model call is an `agent` step; a harness action no model asked for (an
-    agent step with `llm_call_count` 0) and the harness's events are `system` steps. System
-    steps carry no turn of their own: they get the turn of the model call before them. Reads
-    the layout of earlier versions too (turn and prompt at step level)."""
-    steps: list[Step] = []
-    turn: int | None = None
-    for raw in doc.get("steps", []):
-        if raw.get("source") == "user":
-            continue
-        extra = raw.get("extra") or {}
-        agent = raw.get("source") == "agent" and raw.get("llm_call_count") != 0
-        turn = extra.get("turn", raw.get("turn", turn)) if agent else turn
-        metrics = raw.get("metrics") or {}
-        message = str(raw.get("message") or "")
-        steps.append(
-            Step(
-                source="agent" if agent else "system",
-                turn=turn,
-                role=str(extra.get("role") or "") if agent else message,
-                prompt=list(extra.get("prompt") or raw.get("prompt") or []),
-                text=message if agent else "",
-                calls=list(raw.get("tool_calls") or []),
-                results=[_result(r) for r in (raw.get("observation") or {}).get("results") or []],
-                guard=extra.get("guard") or extra.get("monitor"),
-                parse_error=extra.get("parse_error"),
-                verification=extra if message == "verification" else None,
-                tokens=(metrics.get("prompt_tokens", 0), metrics.get("completion_tokens", 0))
-                if agent
-                else None,
-                extra=extra,
-            )
-        )
-    return steps
-
-
-def _result(raw: dict[str, Any]) -> dict[str, Any]:
-    """A tool result as readers want it: content and success (under `extra` in ATIF)."""
-    extra = raw.get("extra") or {}
-    return {
-        "content": raw.get("content", ""),
-        "success": bool(extra.get("success", raw.get("success"))),
-        "metadata": extra.get("metadata", raw.get("metadata")) or {},
-    }
-
-
-def shorten(text: str, limit: int) -> str:
-    """Head and tail of a long text, with what was left out counted in the middle."""
-    if len(text) <= limit:
-        return text
-    half = max(limit // 2, 1)
-    return f"{text[:half]}\n… [{len(text) - 2 * half} characters left out] …\n{text[-half:]}"
-
-
-def tail(text: str, limit: int) -> str:
-    """The end of a long text, with what was left out counted at the start."""
-    if len(text) <= limit:
-        return text
-    return f"… [{len(text) - limit} characters left out] …\n{text[-limit:]}"

@@ -13,7 +13,8 @@ from rich.rule import Rule
 from rich.text import Text
 
 from hillclimber.harness.effective import Effective
-from hillclimber.report.rundata import RunData, Step, read_steps, shorten, tail
+from hillclimber.report.rundata import RunData
+from hillclimber.report.steps import Step, read_steps, shorten, tail
 from hillclimber.results import TrialResult
 from hillclimber.tries.choice import TriesRecord
 
