@@ -6,7 +6,8 @@ Reads the trajectories of finished runs (run or comparison folders). For each re
 tool that begins "no such file: PATH", the model's next call is sorted as:
 - `again`: the same tool on the same path (refused or not: the guards may refuse a reread);
 - `listed`: a call whose path, or a command, names an entry of the folder the result listed
-  (`(FOLDER holds N entries: a, b/, ...)`, since ab674f4) — the listing was used;
+  (`(FOLDER holds N entries: a, b/, ...)`, since ab674f4; `1 entry` since 5e528c3) — the
+  listing was used;
 - `looked`: a command that lists or searches (`ls`, `find`, `tree`, `locate`) — the model looked
   for itself;
 - `other`: anything else (writing the missing file, another file, a command).
@@ -28,7 +29,7 @@ from hillclimber.harness.parsing.outcome import ParsedCall
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.results import read_trial
 
-_MISSING = re.compile(r"^no such file: (\S+)(?: \((\S+) holds \d+ entries: ([^)]*)\))?")
+_MISSING = re.compile(r"^no such file: (\S+)(?: \((\S+) holds \d+ entr(?:y|ies): ([^)]*)\))?")
 TOOL_SPECS = tool_list(list(TOOLS))
 _LOOK = re.compile(r"(?:^|[;&|]\s*|\s)(?:ls|find|tree|locate)\b")
 
