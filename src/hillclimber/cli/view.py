@@ -61,9 +61,9 @@ def show(
 
 def _runs_and_task(targets: list[str]) -> tuple[list[Path], str | None]:
     """The folders given, and the task after them: the last of two or more that is not a
-    folder (`show runs/x word-count`)."""
+    folder and no path (`show runs/x word-count`; `runs/val-6` is a folder not there)."""
     task = None
-    if len(targets) > 1 and not Path(targets[-1]).is_dir():
+    if len(targets) > 1 and not Path(targets[-1]).is_dir() and "/" not in targets[-1]:
         *targets, task = targets
     return [Path(target) for target in targets], task
 
