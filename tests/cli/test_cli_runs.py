@@ -83,6 +83,9 @@ def test_show_reads_the_runs_of_a_setting_given_together_as_one(runs_dir: Path) 
         "show", str(runs_dir / "oracle"), str(runs_dir / "oracle-2"), "fx-sales-total"
     )
     assert code == 0 and "fx-sales-total.1 · oracle · passed" in out
+    code, out, _ = hc("show", str(runs_dir / "oracle"), str(runs_dir / "oracle"), "--totals")
+    solved = next(line for line in out.splitlines() if "solved" in line)
+    assert code == 0 and "1/1" in solved  # a folder given twice is read once
     code, out, err = hc("show", str(runs_dir / "oracle"), str(runs_dir / "oracle-3"))
     assert code == 2 and "oracle-3: no such folder" in err  # a typo, not a task
     code, out, _ = hc("show", str(runs_dir / "cmp"), str(runs_dir / "oracle"), "--totals")

@@ -198,15 +198,16 @@ def load_runs(paths: list[Path], *, pool: bool = False) -> list[RunData]:
 def _pooled(runs: list[RunData]) -> list[RunData]:
     """The runs of each label as one, in the order the labels first come: the trials of all,
     over the tasks of all (a split's tenths, run apart with `--shard`, read as the split)."""
-    groups: dict[str, list[RunData]] = {}
-    for run in runs:
-        groups.setdefault(run.label, []).append(run)
+    groups: dict[str, dict[Path, RunData]] = {}
+    for run in runs:  # a folder given twice (itself, and in its comparison) is read once
+        groups.setdefault(run.label, {}).setdefault(run.path.resolve(), run)
     pooled = []
-    for label, (first, *rest) in groups.items():
-        group = [first, *rest]
-        task_ids = list(dict.fromkeys(t for run in group for t in run.config.task_ids))
+    for label, by_folder in groups.items():
+        first, *rest = by_folder.values()
+        task_ids = list(dict.fromkeys(t for run in by_folder.values() for t in run.config.task_ids))
         trials = sorted(
-            (t for run in group for t in run.trials), key=lambda t: (t.task_id, t.attempt)
+            (t for run in by_folder.values() for t in run.trials),
+            key=lambda t: (t.task_id, t.attempt),
         )
         config = first.config.model_copy(update={"task_ids": task_ids})
         others = tuple(run.path for run in rest)
