@@ -42,6 +42,9 @@ class FileCheck:
     """Weak unless the kind says otherwise: a file there, parsing or changed can hold anything."""
 
 
+NO_TEXT = "no such text file"
+
+
 @dataclass(frozen=True)
 class TextCheck(FileCheck):
     """A check of what a text file holds: it fails when there is no text file, else it is
@@ -49,7 +52,7 @@ class TextCheck(FileCheck):
 
     def run(self, ctx: CheckContext) -> Outcome:
         found = read_text(ctx.sandbox, self.path)
-        return Outcome(False, "no such text file") if found is None else self.judge(found)
+        return Outcome(False, NO_TEXT) if found is None else self.judge(found)
 
     def judge(self, text: str) -> Outcome:
         raise NotImplementedError

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from hillclimber.harness.checks.base import CheckContext, Outcome
-from hillclimber.harness.checks.kinds import TextCheck
+from hillclimber.harness.checks.kinds import NO_TEXT, TextCheck
 from hillclimber.harness.parsing.source import python_error
 from hillclimber.sandbox import run_within
 
@@ -47,7 +47,7 @@ class SourceParses(TextCheck):
         it; bash in the sandbox. Where the sandbox has no such interpreter, what is known here
         stands."""
         here = super().run(ctx)
-        if (here.passed and self.language == "Python") or here.detail in _NO_TEXT:
+        if here.detail == NO_TEXT or (self.language == "Python" and here.passed):
             return here
         ran = run_within(
             ctx.sandbox,
@@ -60,16 +60,15 @@ class SourceParses(TextCheck):
             return here
         if ran.ok:
             return Outcome(True)
+        if self.language == "Python":
+            return here  # this interpreter's message names the line
         last = ran.output.strip().splitlines()[-1:] or [""]
-        return here if not here.passed else Outcome(False, f"does not parse: {last[0][:100]}")
+        return Outcome(False, f"does not parse: {last[0][:100]}")
 
     def judge(self, text: str) -> Outcome:
         """Python by this interpreter; bash is left to the sandbox's (`run`)."""
         error = python_error(text) if self.language == "Python" else None
         return Outcome(error is None, f"does not parse: {error}")
-
-
-_NO_TEXT = ("no such text file",)
 
 
 def source_checks(made: Iterable[str], changed: Iterable[str]) -> Iterator[SourceParses]:

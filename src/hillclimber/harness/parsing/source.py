@@ -21,34 +21,35 @@ MAX_JOINS = 200
 def python_error(text: str) -> str | None:
     """Why `text` is not Python (`line 3: invalid syntax`), or None when it parses. Parsed by
     this interpreter's grammar: a newer one may take what this one refuses."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # invalid escapes and the like parse, with a warning
-            ast.parse(text)
-    except SyntaxError as err:
+    err = _refused(text)
+    if isinstance(err, SyntaxError):
         return f"line {err.lineno}: {err.msg}"
-    except ValueError as err:  # a NUL byte
-        return str(err)
-    return None
+    return None if err is None else str(err)
 
 
 def rejoined(text: str) -> str | None:
     """`text` with every string literal cut by a line break joined again by the escape `\\n`,
     where that makes it parse; None where it parses already or that does not mend it."""
-    if python_error(text) is None:
-        return None
     lines = text.split("\n")
-    for _ in range(MAX_JOINS):
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                ast.parse("\n".join(lines))
-            return "\n".join(lines)
-        except SyntaxError as err:
-            at = (err.lineno or 0) - 1
-            if not _CUT.match(err.msg) or not 0 <= at < len(lines) - 1:
-                return None
-            lines[at : at + 2] = [lines[at] + "\\n" + lines[at + 1]]
-        except ValueError:
-            return None
+    for joins in range(MAX_JOINS):
+        err = _refused("\n".join(lines))
+        if err is None:
+            return "\n".join(lines) if joins else None
+        if not isinstance(err, SyntaxError) or not _CUT.match(err.msg):
+            return None  # another error, not this one's to mend
+        at = (err.lineno or 0) - 1
+        if not 0 <= at < len(lines) - 1:
+            return None  # the literal never closes
+        lines[at : at + 2] = [lines[at] + "\\n" + lines[at + 1]]
+    return None
+
+
+def _refused(text: str) -> SyntaxError | ValueError | None:
+    """What this interpreter's parser says against `text` (a NUL byte is a ValueError)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # invalid escapes and the like parse, with a warning
+            ast.parse(text)
+    except (SyntaxError, ValueError) as err:
+        return err
     return None
