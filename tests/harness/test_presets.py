@@ -65,3 +65,41 @@ def test_a_settings_file_that_sets_an_idle_setting_names_the_file(tmp_path: Path
 def test_a_setting_that_counts_in_its_mode_is_kept() -> None:
     assert load_harness("naive", ["token_display=true"]).view.token_display
     assert load_harness("fm", ["previous_steps=5"]).view.previous_steps == 5
+
+
+def test_each_try_gets_its_own_changes_seed_and_temperature(tmp_path: Path) -> None:
+    path = tmp_path / "varied.toml"
+    path.write_text(
+        'preset = "climber"\n[tries]\nn = 3\n'
+        'vary = [{}, {"view.show_folder" = true},\n'
+        '        {"climbing.computed" = 0, "ask.code" = "command"}]\n'
+    )
+    setting = load_harness(str(path))
+    first, second, third = (setting.for_try(index) for index in range(3))
+    assert not first.view.show_folder and second.view.show_folder and not third.view.show_folder
+    assert (third.climbing.computed, third.ask.code) == (0, "command")
+    assert second.climbing == setting.climbing  # only what its table says changes
+    assert len({t.ask.seed for t in (first, second, third)}) == 3
+    assert {t.ask.temperature for t in (first, second, third)} == {0.5}
+    assert third.tries == setting.tries  # a try's setting still says what the trial runs
+
+
+@pytest.mark.parametrize(
+    ("vary", "refused"),
+    [
+        ('[{"tries.n" = 2}]', "tries.vary[0]: tries.n is the trial's, not a try's"),
+        ('[{}, {"feedback" = "none"}]', "tries.vary[1]: feedback is the trial's, not a try's"),
+        ('[{"nothing" = 1}]', "tries.vary[0]: no setting nothing"),
+        ('[{"trim_history" = false}]', "tries.vary[0]: view.trim_history does nothing in micro"),
+        ('[{"max_turns" = "x"}]', "tries.vary[0]: Input should be a valid integer"),
+        ("[{}, {}, {}]", "tries.vary has 3 tables for 2 tries"),
+    ],
+)
+def test_a_try_change_that_cannot_be_is_refused_in_one_line(
+    tmp_path: Path, vary: str, refused: str
+) -> None:
+    path = tmp_path / "varied.toml"
+    path.write_text(f'preset = "climber"\n[tries]\nn = 2\nvary = {vary}\n')
+    with pytest.raises(HillclimberError) as err:
+        load_harness(str(path))
+    assert str(err.value).startswith(f"{path}: {refused}") and "\n" not in str(err.value)

@@ -205,3 +205,14 @@ def test_a_named_file_outside_the_workspace_is_kept_with_each_try(tmp_path: Path
     assert [path.read_text() for path in left] == ["4\n", "3\n", "3\n"]
     assert (trial_dir / "outside" / "tmp" / "count.txt").read_text() == "3\n"
     assert not list(trial_dir.glob("**/outside/tmp/in.txt"))  # the task's input is not copied
+
+
+def test_a_try_runs_with_its_own_changes_and_its_record_says_which(tmp_path: Path) -> None:
+    # the second try may take one turn only: it changes nothing in it, and ends there
+    result = run(tmp_path, [*writes(3), [command("true")], *writes(3)],
+                 **{"tries.vary": [{}, {"max_turns": 1}]})  # fmt: skip
+    assert result.tries is not None
+    first, second, third = result.tries.tries
+    assert (first.varied, second.varied, third.varied) == ({}, {"max_turns": 1}, {})
+    assert (first.turns, second.turns) == (3, 1) and not second.answer
+    assert result.tries.groups[0] == [1, 3] and result.passed

@@ -12,7 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from hillclimber.harness.acting.tools import TOOLS
 from hillclimber.skills.settings import SkillSettings
@@ -196,6 +203,12 @@ class Tries(_Settings):
     """The temperature every try samples at (n > 1), each with its own seed: tries that could
     not have differed prove nothing by agreeing. A stuck turn still asks at
     `ask.retry_temperature` where that is warmer."""
+    vary: tuple[dict[str, Any], ...] = ()
+    """Settings changed for one try each, in order (keys as for `--set`): with
+    `[{}, {"view.show_folder" = true}]` the second try also sees the working folder's entries;
+    tries past the list run the setting as it is. Tries that see the task another way are less
+    likely to make the same mistake, so their agreeing says more. `tries.*`, `feedback` and
+    `preset` stay the trial's."""
 
 
 _IDLE_IN = {
@@ -258,21 +271,49 @@ class HarnessConfig(_Settings):
         if self.ask.code != "command" and not self.climbing.computed:
             raise ValueError("ask.code asks for no code without climbing.computed")
         if self.tries.n == 1 and self.tries.model_dump() != Tries(n=1).model_dump():
-            raise ValueError("tries.stop and tries.temperature do nothing with tries.n = 1")
+            raise ValueError("tries.stop, .temperature and .vary do nothing with tries.n = 1")
+        self._check_vary()
         return self
 
+    def _check_vary(self) -> None:
+        """Each try's changes name settings a try may change, and make a valid setting."""
+        vary = self.tries.vary
+        if len(vary) > self.tries.n:
+            raise ValueError(f"tries.vary has {len(vary)} tables for {self.tries.n} tries")
+        for index, changes in enumerate(vary):
+            try:
+                for key in changes:
+                    group, name = setting_path(key)
+                    if group == "tries" or name in ("feedback", "preset"):
+                        raise ValueError(f"{key} is the trial's, not a try's")
+                self._varied(index)
+            except ValidationError as err:
+                message = str(err.errors()[0]["msg"]).removeprefix("Value error, ")
+                raise ValueError(f"tries.vary[{index}]: {message}") from None
+            except ValueError as err:
+                raise ValueError(f"tries.vary[{index}]: {err}") from None
+
+    def _varied(self, index: int) -> HarnessConfig:
+        """This setting with try `index`'s changes (`tries.vary`) made."""
+        if index >= len(self.tries.vary) or not self.tries.vary[index]:
+            return self
+        bare = self.model_copy(update={"tries": Tries()})  # validated without the tries again
+        return bare.with_settings(self.tries.vary[index]).model_copy(update={"tries": self.tries})
+
     def for_try(self, index: int) -> HarnessConfig:
-        """The setting of try `index` (0-based) of several: sampled at `tries.temperature`
-        with a seed of its own (recorded with the try). One try: the setting as it is."""
+        """The setting of try `index` (0-based) of several: its changes (`tries.vary`) made,
+        sampled at `tries.temperature` with a seed of its own (recorded with the try). One
+        try: the setting as it is."""
         if self.tries.n == 1:
             return self
-        ask = self.ask.model_copy(
+        setting = self._varied(index)
+        ask = setting.ask.model_copy(
             update={
-                "temperature": max(self.ask.temperature, self.tries.temperature),
-                "seed": self.ask.seed + TRY_SEED_STRIDE * index,
+                "temperature": max(setting.ask.temperature, self.tries.temperature),
+                "seed": setting.ask.seed + TRY_SEED_STRIDE * index,
             }
         )
-        return self.model_copy(update={"ask": ask})
+        return setting.model_copy(update={"ask": ask})
 
     def consults_checks(self) -> bool:
         """Whether the loop looks at checks at all (gated ends, verify_progress, auto-verify);

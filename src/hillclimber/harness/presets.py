@@ -193,6 +193,8 @@ def _validated(make: Callable[[], HarnessConfig], where: str) -> HarnessConfig:
     except ValidationError as err:
         first = err.errors()[0]
         field = ".".join(str(part) for part in first["loc"])
-        raise HillclimberError(f"{where}: {field}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")  # a validator's own words
+        said = f"{field}: {message}" if field else message  # a whole-setting rule names no field
+        raise HillclimberError(f"{where}: {said}") from None
     except ValueError as err:
         raise HillclimberError(f"{where}: {err}") from None

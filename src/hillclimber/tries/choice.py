@@ -15,6 +15,7 @@ answer a check fails do not outvote one whose checks pass.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +27,8 @@ class TryRecord(BaseModel):
     """1, 2, …: its folder is `tries/<index>` of the trial."""
     seed: int
     temperature: float
+    varied: dict[str, Any] = Field(default_factory=dict)
+    """The settings changed for this try (`tries.vary`), as written there."""
     answer: str
     """The digest of its answer (`answer.Answer.digest`); empty: it left nothing."""
     parts: dict[str, str] = Field(default_factory=dict)

@@ -93,7 +93,7 @@ def run_tries(
                              instruction)  # fmt: skip
         _keep_outside(attempt, start.paths, trial_dir / TRIES / str(index + 1))
         tried.append(attempt)
-        records.append(_record(index, attempt, answer, harness.for_try(index), clock))
+        records.append(_record(index, attempt, answer, harness, clock))
         if settings.stop == "agreement" and settled(records):
             break
     record = choose(records, planned=settings.n, stop=settings.stop, independent=samples)
@@ -121,13 +121,15 @@ def _keep_outside(attempt: Tried, paths: TaskPaths, folder: Path) -> None:
 
 
 def _record(
-    index: int, attempt: Tried, answer: Answer, setting: HarnessConfig, clock: float
+    index: int, attempt: Tried, answer: Answer, harness: HarnessConfig, clock: float
 ) -> TryRecord:
     evidence, ended = attempt.evidence, attempt.ended
+    setting, vary = harness.for_try(index), harness.tries.vary
     return TryRecord(
         index=index + 1,
         seed=setting.ask.seed,
         temperature=setting.ask.temperature,
+        varied=dict(vary[index]) if index < len(vary) else {},
         answer=answer.digest,
         parts=dict(answer.parts),
         copied=answer.copied,
