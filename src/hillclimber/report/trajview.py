@@ -105,9 +105,11 @@ def tries_note(tries: TriesRecord) -> str:
     for one in tries.tries:
         kept = " (kept)" if one.index == tries.chosen else ""
         checks = f", {one.checks}" if one.checks else ""
+        varied = ", ".join(f"{key}={value}" for key, value in one.varied.items())
         lines.append(
             f"  try {one.index}{kept}: answer {one.answer or '–'}{checks}, {one.turns} turns,"
             f" {one.loop_exit}, seed {one.seed} at temperature {one.temperature}"
+            + (f", with {varied}" if varied else "")
         )
     return "\n".join(lines)
 
