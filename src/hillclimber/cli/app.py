@@ -10,21 +10,29 @@ from rich.console import Console
 from hillclimber import __version__
 
 app = typer.Typer(
+    rich_markup_mode="markdown",
     help="A harness that makes small language models solve terminal tasks.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
-tasks_app = typer.Typer(help="List, show and check tasks.", no_args_is_help=True)
+tasks_app = typer.Typer(
+    rich_markup_mode="markdown", help="List, show and check tasks.", no_args_is_help=True
+)
 app.add_typer(tasks_app, name="tasks")
-models_app = typer.Typer(help="Install, list and check models.", no_args_is_help=True)
+models_app = typer.Typer(
+    rich_markup_mode="markdown", help="Install, list and check models.", no_args_is_help=True
+)
 app.add_typer(models_app, name="models")
 skills_app = typer.Typer(
+    rich_markup_mode="markdown",
     help="The skill library: list, show, add, import, export, stats, learn.",
     no_args_is_help=True,
 )
 app.add_typer(skills_app, name="skills")
 prompts_app = typer.Typer(
-    help="The prompt templates: every sentence the model is shown.", no_args_is_help=True
+    rich_markup_mode="markdown",
+    help="The prompt templates: every sentence the model is shown.",
+    no_args_is_help=True,
 )
 app.add_typer(prompts_app, name="prompts")
 

@@ -39,9 +39,10 @@ from hillclimber.runner import RunEvents
 from hillclimber.trial import TrialSpec
 
 climb_app = typer.Typer(
+    rich_markup_mode="markdown",
     help="Tune the harness's settings to a model on train tasks, and judge the result once on "
     "held-out tasks (docs/climb.md). With --dir alone, resume a climb; `climb show DIR` prints "
-    "the path it took."
+    "the path it took.",
 )
 app.add_typer(climb_app, name="climb")
 
