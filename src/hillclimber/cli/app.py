@@ -9,32 +9,26 @@ from rich.console import Console
 
 from hillclimber import __version__
 
-app = typer.Typer(
-    rich_markup_mode="markdown",
-    help="A harness that makes small language models solve terminal tasks.",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-)
-tasks_app = typer.Typer(
-    rich_markup_mode="markdown", help="List, show and check tasks.", no_args_is_help=True
-)
-app.add_typer(tasks_app, name="tasks")
-models_app = typer.Typer(
-    rich_markup_mode="markdown", help="Install, list and check models.", no_args_is_help=True
-)
-app.add_typer(models_app, name="models")
-skills_app = typer.Typer(
-    rich_markup_mode="markdown",
-    help="The skill library: list, show, add, import, export, stats, learn.",
-    no_args_is_help=True,
-)
-app.add_typer(skills_app, name="skills")
-prompts_app = typer.Typer(
-    rich_markup_mode="markdown",
-    help="The prompt templates: every sentence the model is shown.",
-    no_args_is_help=True,
-)
-app.add_typer(prompts_app, name="prompts")
+
+def commands(name: str | None, help: str, *, no_args_is_help: bool = True) -> typer.Typer:
+    """A group of commands (`hillclimber NAME …`; None: the application), its help wrapped as
+    markdown: a docstring's paragraphs fill the terminal's width, `code` is shown as code."""
+    group = typer.Typer(
+        help=help,
+        rich_markup_mode="markdown",
+        no_args_is_help=no_args_is_help,
+        pretty_exceptions_enable=False,
+    )
+    if name is not None:
+        app.add_typer(group, name=name)
+    return group
+
+
+app = commands(None, "A harness that makes small language models solve terminal tasks.")
+tasks_app = commands("tasks", "List, show and check tasks.")
+models_app = commands("models", "Install, list and check models.")
+skills_app = commands("skills", "The skill library: list, show, add, import, export, stats, learn.")
+prompts_app = commands("prompts", "The prompt templates: every sentence the model is shown.")
 
 console = Console()
 err_console = Console(stderr=True)

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from hillclimber.cli.app import app, console, fail
+from hillclimber.cli.app import commands, console, fail
 from hillclimber.cli.options import (
     BaseUrlOpt,
     MaxTurnsOpt,
@@ -38,13 +38,13 @@ from hillclimber.results import TrialResult
 from hillclimber.runner import RunEvents
 from hillclimber.trial import TrialSpec
 
-climb_app = typer.Typer(
-    rich_markup_mode="markdown",
-    help="Tune the harness's settings to a model on train tasks, and judge the result once on "
+climb_app = commands(
+    "climb",
+    "Tune the harness's settings to a model on train tasks, and judge the result once on "
     "held-out tasks (docs/climb.md). With --dir alone, resume a climb; `climb show DIR` prints "
     "the path it took.",
+    no_args_is_help=False,
 )
-app.add_typer(climb_app, name="climb")
 
 SpecOpt = Annotated[
     list[str] | None,
