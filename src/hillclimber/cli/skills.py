@@ -20,7 +20,7 @@ from hillclimber.skills.store import SkillStore
 
 StoreOption = Annotated[
     Path | None,
-    typer.Option("--store", help="The skill store (default: <hillclimber home>/skills.db)."),
+    typer.Option("--store", help="The skill store (default: skills.db in hillclimber's home)."),
 ]
 
 
@@ -102,7 +102,9 @@ def skills_add(
 
 @skills_app.command("import")
 def skills_import(
-    file: Annotated[Path, typer.Argument(metavar="FILE", help="A TOML file of [[skill]] tables.")],
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A TOML file of `[[skill]]` tables.")
+    ],
     store_path: StoreOption = None,
 ) -> None:
     """Add the skills of a file (as `export` or the library writes them)."""
