@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
-from hillclimber.harness.acting.tools import TOOLS, tool_list
+from hillclimber.harness.acting.tools import TOOLS, ToolCall, tool_list
 from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
-from hillclimber.harness.guards.base import deny
+from hillclimber.harness.guards import Guards, Situation, Verdict
 from hillclimber.harness.parsing.outcome import ParseFailure, ParseFailureReason
 from hillclimber.harness.planner import Plan, supervisor_prompt
 from hillclimber.harness.presets import load_harness
@@ -177,7 +177,7 @@ def test_the_plans_own_steps_come_from_the_templates() -> None:
 def test_what_the_harness_says_back_is_in_the_templates_too(tmp_path: Path) -> None:
     (tmp_path / "feedback.toml").write_text('[guard]\ndeny = "NO: $tool ($reason)"\n')
     mine = load_prompts(tmp_path)
-    verdict = deny("dangerous_commands", "it would delete everything.", "Do not.")
+    verdict = Verdict("deny", "dangerous_commands", "it would delete everything.", "Do not.")
     assert verdict.feedback("run_command", mine) == "NO: run_command (it would delete everything)"
     assert verdict.feedback("run_command").startswith("REJECTED: run_command – it would delete")
     failure = ParseFailure(ParseFailureReason.NO_VALID_FORMAT, "the answer was empty")
@@ -186,6 +186,24 @@ def test_what_the_harness_says_back_is_in_the_templates_too(tmp_path: Path) -> N
         'Error: the answer was empty. Answer with exactly ONE tool call as JSON: {"name": '
         '"<tool>", "arguments": {...}} Tools: task_complete().'
     )
+
+
+def test_each_guard_rule_says_its_reason_and_suggestion_in_the_templates(tmp_path: Path) -> None:
+    (tmp_path / "guards.toml").write_text(
+        '[repetition]\nreason = "same again"\n'
+        '[dangerous_commands]\nrm_workdir = "no `rm -r` of $path in $workdir"\n'
+    )
+    mine, guards = load_prompts(tmp_path), Guards()
+    again = ToolCall(name="run_command", arguments={"command": "ls"})
+    verdict = guards.decide(again, Situation([again, again], prompts=mine))
+    assert (verdict.rule, verdict.reason) == ("repetition", "same again")
+    assert verdict.suggestion == shipped()("guards.repetition.suggestion")  # not changed there
+    wipe = ToolCall(name="run_command", arguments={"command": "rm -rf /app"})
+    verdict = guards.decide(wipe, Situation([], prompts=mine))
+    assert verdict.reason == "no `rm -r` of /app in /app"
+    assert verdict.suggestion == "Delete only what you made, by name (e.g. rm -rf build)."
+    shipped_words = guards.decide(wipe, Situation([]))  # the shipped words by default
+    assert shipped_words.reason == "`rm -r` of /app deletes all of the task's files in /app"
 
 
 def test_a_template_may_leave_out_what_it_is_offered(tmp_path: Path) -> None:

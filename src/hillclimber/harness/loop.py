@@ -224,6 +224,7 @@ class AgentLoop:
             outputs=self.paths.outputs,
             climbing=self.climb is not None and self.climb.climb.enabled,
             refused=frozenset(self.state.denied),
+            prompts=self.prompts,
         )
 
     def _screen(self, call: ToolCall, text: str) -> ToolCall | None:

@@ -11,6 +11,8 @@ from hillclimber.harness.acting.tools import ToolCall
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox.base import APP, HOME
 
+Action = Literal["allow", "deny", "warn", "redirect"]
+
 
 @dataclass(frozen=True)
 class Verdict:
@@ -18,7 +20,7 @@ class Verdict:
     and what to do instead; or redirect (the call `instead` runs in its place, and why is
     shown)."""
 
-    action: Literal["allow", "deny", "warn", "redirect"]
+    action: Action
     rule: str = ""
     reason: str = ""
     suggestion: str = ""
@@ -36,10 +38,6 @@ class Verdict:
 
 
 ALLOW = Verdict("allow")
-
-
-def deny(rule: str, reason: str, suggestion: str) -> Verdict:
-    return Verdict("deny", rule, reason, suggestion)
 
 
 def plain_path(path: str, workdir: str = APP) -> str:
@@ -83,14 +81,20 @@ class Situation:
     refused: frozenset[tuple[str, str]] = field(default_factory=frozenset)
     """(rule, call signature) of calls refused before: some rules let a call asked for again
     through."""
+    prompts: Prompts = field(default_factory=shipped)
+    """The words the rules say (`prompts/guards.toml`), the trial's own where it has them."""
+
+    def say(self, rule: str, key: str, /, **fields: object) -> str:
+        """Text `key` of `rule`'s table in `guards.toml`, filled in."""
+        return self.prompts(f"guards.{rule}.{key}", **fields)
 
     def write_instead(self) -> str:
         """Where the result goes, said to a model that tried to write a file to leave alone."""
         if len(self.answers) == 1:
-            return f"write your result to {self.answers[0]} (write_file)."
+            return self.say("write_instead", "one", path=self.answers[0])
         if self.answers:
-            return f"write your results to {', '.join(self.answers)} (write_file)."
-        return "write your result to the file the task asks for."
+            return self.say("write_instead", "several", paths=", ".join(self.answers))
+        return self.say("write_instead", "unknown")
 
     def places(self) -> tuple[str, ...]:
         """Where the task's files may be written."""
@@ -99,6 +103,20 @@ class Situation:
     def target(self, call: ToolCall) -> str:
         """The sandbox path a file tool's call works on."""
         return self.resolve(str(call.arguments.get("path", "")))
+
+
+def worded(
+    action: Action,
+    rule: str,
+    situation: Situation,
+    keys: tuple[str, str] = ("reason", "suggestion"),
+    instead: ToolCall | None = None,
+    **fields: object,
+) -> Verdict:
+    """`rule`'s verdict in its own words: the texts `keys` (the reason, then what to do
+    instead) of its table in `guards.toml`, filled in with `fields`."""
+    reason, suggestion = (situation.say(rule, key, **fields) for key in keys)
+    return Verdict(action, rule, reason, suggestion, instead)
 
 
 Rule = Callable[[ToolCall, Situation], Verdict | None]

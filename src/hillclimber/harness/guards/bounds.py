@@ -8,10 +8,12 @@ import posixpath
 from collections.abc import Iterator
 
 from hillclimber.harness.acting.tools import WRITES, ToolCall
-from hillclimber.harness.guards.base import Situation, Verdict, deny
+from hillclimber.harness.guards.base import Situation, Verdict, worded
 from hillclimber.sandbox.base import APP, TMP
 from hillclimber.shell.command import Command, inside
 from hillclimber.shell.writes import written_paths
+
+RULE = "workspace_bounds"
 
 
 def workspace_bounds(call: ToolCall, situation: Situation) -> Verdict | None:
@@ -23,22 +25,17 @@ def workspace_bounds(call: ToolCall, situation: Situation) -> Verdict | None:
         raw = str(call.arguments.get("path", ""))
         path = situation.target(call)
         if not inside(path, situation.places()):
-            instead = (
-                "It is an input: read it, and write what the task asks for where it says."
-                if situation.read(path) is not None
-                else f"Write the task's files under {workdir}, e.g. "
-                f"{posixpath.join(workdir, posixpath.basename(path))}."
-            )
-            return deny("workspace_bounds", f"{raw} is outside {workdir}", instead)
+            keys = ("outside", "input" if situation.read(path) is not None else "write_under")
+            example = posixpath.join(workdir, posixpath.basename(path))
+            return worded("deny", RULE, situation, keys, path=raw, workdir=workdir, example=example)
     if call.name == "run_command":
         script = str(call.arguments.get("command", ""))
         found = next(command_writes(script, situation.places()), None)
         if found is not None:
-            return deny(
-                "workspace_bounds",
-                f"`{found[0].name}` would change {found[1]}, outside {workdir} and {TMP}",
-                f"Create, change and delete files only under {workdir} (or {TMP} for scratch "
-                "files).",
+            command, path = found[0].name, found[1]
+            keys = ("command", "command_suggestion")
+            return worded(
+                "deny", RULE, situation, keys, command=command, path=path, workdir=workdir, tmp=TMP
             )
     return None
 

@@ -9,29 +9,37 @@ import re
 from collections.abc import Callable, Sequence
 
 from hillclimber.harness.acting.tools import ToolCall
-from hillclimber.harness.guards.base import Situation, Verdict, deny
+from hillclimber.harness.guards.base import Situation, Verdict
 from hillclimber.sandbox.base import APP, HOME, TMP
 from hillclimber.shell.command import DOWNLOAD, DOWNLOADERS, Command, inside, program
 from hillclimber.shell.reader import levels
 from hillclimber.shell.words import operands
 from hillclimber.shell.writes import harmless_device
 
+RULE = "dangerous_commands"
+
 
 def dangerous_commands(call: ToolCall, situation: Situation) -> Verdict | None:
     if call.name != "run_command":
         return None
-    found = danger(str(call.arguments.get("command", "")), situation.places())
+    places = situation.places()
+    found = danger(str(call.arguments.get("command", "")), places)
     if found is None:
         return None
-    return deny("dangerous_commands", *found)
+    reason, suggestion, fields = found
+    said = {"workdir": places[0], "tmp": TMP, **fields}
+    return Verdict(
+        "deny", RULE, situation.say(RULE, reason, **said), situation.say(RULE, suggestion, **said)
+    )
 
 
-_Finding = tuple[str, str]
-"""(reason, suggestion)"""
+_Finding = tuple[str, str, dict[str, str]]
+"""(reason, suggestion, what fills them in): the keys of the texts in `guards.toml`
+[dangerous_commands], and `$command` or `$path` where they say one."""
 Places = tuple[str, ...]
 """The task's working folder, then the outputs it names elsewhere (`Situation.places`)."""
 
-_DELETE_BY_NAME = "Delete only what you made, by name (e.g. rm -rf build)."
+_DELETE_BY_NAME = "delete_by_name"
 _FUNCTION = re.compile(
     r"(?:\bfunction\s+)?(?P<a>[^\s(){};|&<>]+)\s*\(\s*\)\s*\{(?P<ab>[^{}]*)\}"
     r"|\bfunction\s+(?P<b>[^\s(){};|&<>]+)\s*\{(?P<bb>[^{}]*)\}"
@@ -40,13 +48,13 @@ _QUOTED = re.compile(r"'[^']*'|\"(?:\\.|[^\"\\])*\"")
 
 
 def danger(script: str, places: Places = (APP,)) -> _Finding | None:
-    """Why `script` must not run, and what to do instead; None when it may. `places`: the
-    task's working folder, then the outputs it names elsewhere."""
+    """Why `script` must not run, and what to do instead (the keys of their texts); None when
+    it may. `places`: the task's working folder, then the outputs it names elsewhere."""
     for level in levels(script):
         if level.too_deep:
-            return "the command nests shells too deeply to check", "Write a plain command."
+            return "too_deep", "plain", {}
         if _fork_bomb(level.text):
-            return "this is a fork bomb: it would hang the machine", "Do not run it."
+            return "fork_bomb", "do_not", {}
         for pipeline in level.pipelines:
             found = _pipeline_danger(pipeline, places)
             if found is not None:
@@ -76,19 +84,13 @@ def _pipeline_danger(pipeline: Sequence[Command], places: Places) -> _Finding | 
             and source[0] == "stdin"
             and any(c.name in DOWNLOADERS for c in pipeline[:i])
         ):
-            return (
-                f"piping a download into `{cmd.name}` runs code from the internet",
-                "Save it to a file and read it first (there is no network here anyway).",
-            )
+            return "download_piped", "read_first", {"command": cmd.name}
     return None
 
 
 def _command_danger(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     if cmd.sudo:
-        return (
-            "sudo/su is not available and not needed",
-            "Run the command without sudo: you already have the rights the task needs.",
-        )
+        return "sudo", "without_sudo", {}
     for check in _CHECKS:
         found = check(cmd, before, places)
         if found is not None:
@@ -103,7 +105,7 @@ def _rm(cmd: Command, before: Command | None, places: Places) -> _Finding | None
     recursive = bool({"r", "R"} & set(flags)) or "--recursive" in cmd.args
     force = "f" in flags or "--force" in cmd.args
     if "--no-preserve-root" in cmd.args:
-        return "`rm --no-preserve-root` can delete the whole system", _DELETE_BY_NAME
+        return "no_preserve_root", _DELETE_BY_NAME, {}
     targets = operands(cmd.args[1:])
     if cmd.xargs and not targets and before is not None:
         targets = _listed_paths(before)
@@ -115,18 +117,14 @@ def _rm(cmd: Command, before: Command | None, places: Places) -> _Finding | None
 
 
 def _rm_target(path: str, recursive: bool, force: bool, places: Places) -> _Finding | None:
-    workdir = places[0]
     if _covers(path, "/"):
-        return f"`rm` of {path} deletes the whole system", _DELETE_BY_NAME
+        return "rm_system", _DELETE_BY_NAME, {"path": path}
     if recursive and _covers(path, HOME):
-        return f"`rm -r` of {path} deletes the home folder", _DELETE_BY_NAME
-    if recursive and _covers(path, workdir):
-        return f"`rm -r` of {path} deletes all of the task's files in {workdir}", _DELETE_BY_NAME
+        return "rm_home", _DELETE_BY_NAME, {"path": path}
+    if recursive and _covers(path, places[0]):
+        return "rm_workdir", _DELETE_BY_NAME, {"path": path}
     if recursive and force and not inside(path, (*places, TMP)):
-        return (
-            f"`rm -rf` of {path} deletes system files outside {workdir} and {TMP}",
-            _DELETE_BY_NAME,
-        )
+        return "rm_outside", _DELETE_BY_NAME, {"path": path}
     return None
 
 
@@ -152,15 +150,9 @@ def _permissions(cmd: Command, before: Command | None, places: Places) -> _Findi
         operands = operands[1:]  # the mode or owner
     for path in filter(None, map(cmd.path, operands)):
         if _covers(path, "/") and (recursive or path == "/"):
-            return (
-                f"`{cmd.name}` of {path} changes the whole system",
-                f"Only change files in {places[0]}.",
-            )
+            return "changes_system", "change_only", {"command": cmd.name, "path": path}
         if recursive and not inside(path, (*places, TMP)):
-            return (
-                f"`{cmd.name} -R` of {path} changes system files",
-                f"Only change files in {places[0]}.",
-            )
+            return "changes_system_files", "change_only", {"command": cmd.name, "path": path}
     return None
 
 
@@ -172,7 +164,7 @@ def _devices(cmd: Command, before: Command | None, places: Places) -> _Finding |
         targets += operands(cmd.args[1:])
     for path in filter(None, map(cmd.path, targets)):
         if _is_device(path):
-            return f"writing to {path} overwrites a raw device", "Write to a file under /app."
+            return "device", "write_a_file", {"path": path}
     return None
 
 
@@ -186,16 +178,16 @@ _MACHINE = frozenset({"shutdown", "reboot", "halt", "poweroff", "killall5"})
 def _system(cmd: Command, before: Command | None, places: Places) -> _Finding | None:
     name, rest = cmd.name, cmd.args[1:]
     if name.startswith("mkfs") or name in ("mke2fs", "mkswap", "wipefs"):
-        return f"`{name}` formats a disk", "Do not touch disks; work with files under /app."
+        return "formats", "no_disks", {"command": name}
     stops = (
         name in _MACHINE
         or (name in ("init", "telinit") and rest[:1] in (("0",), ("6",)))
         or (name == "systemctl" and bool({"poweroff", "reboot", "halt", "kexec"} & set(rest)))
     )
     if stops:
-        return f"`{name}` would stop the machine", "Do not; just carry on with the task."
+        return "stops", "carry_on", {"command": name}
     if name == "kill" and {"-1", "1"} & set(_kill_targets(rest)):
-        return "`kill` of -1/1 kills every process", "Kill only your own process by its PID."
+        return "kills_all", "kill_own", {}
     return None
 
 
@@ -218,10 +210,7 @@ def _runs_download(cmd: Command, before: Command | None, places: Places) -> _Fin
     elif cmd.name in ("eval", "source", "."):
         code += cmd.args[1:]
     if any(DOWNLOAD in word for word in [*cmd.args[:1], *code]):
-        return (
-            "this runs a downloaded script",
-            "Download to a file and read it first (there is no network here anyway).",
-        )
+        return "runs_download", "download_first", {}
     return None
 
 

@@ -4,7 +4,7 @@ the data it only reads, and most of an existing file replaced by a write meant a
 from __future__ import annotations
 
 from hillclimber.harness.acting.tools import WRITES, ToolCall
-from hillclimber.harness.guards.base import Situation, Verdict, deny
+from hillclimber.harness.guards.base import Situation, Verdict, worded
 from hillclimber.shell.writes import written_paths
 
 
@@ -12,11 +12,8 @@ def no_write_to_protected(call: ToolCall, situation: Situation) -> Verdict | Non
     """No write to a file the task says not to change ("Do not change /app/source.txt")."""
     if call.name not in WRITES or (target := situation.target(call)) not in situation.protected:
         return None
-    return deny(
-        "protected_files",
-        f"the task says not to change {target}",
-        f"Leave it as it is; {situation.write_instead()}",
-    )
+    instead = situation.write_instead()
+    return worded("deny", "protected_files", situation, path=target, write_instead=instead)
 
 
 def inputs_read_only(call: ToolCall, situation: Situation) -> Verdict | None:
@@ -35,12 +32,8 @@ def inputs_read_only(call: ToolCall, situation: Situation) -> Verdict | None:
     hit = next((path for path in touched if path in situation.inputs), None)
     if hit is None:
         return None
-    return deny(
-        "inputs_read_only",
-        f"{hit} is an input the task reads, not a file it asks to change",
-        f"Read it, and {situation.write_instead()} (Send the same call again if the task does"
-        " ask to change it.)",
-    )
+    instead = situation.write_instead()
+    return worded("deny", "inputs_read_only", situation, path=hit, write_instead=instead)
 
 
 def overwrites(call: ToolCall, situation: Situation) -> Verdict | None:
@@ -54,13 +47,8 @@ def overwrites(call: ToolCall, situation: Situation) -> Verdict | None:
     loss = lost_lines(situation.read(situation.target(call)), str(call.arguments.get("content")))
     if loss is None:
         return None
-    return deny(
-        "overwrites",
-        f"it would delete {loss[0]} of the {loss[1]} lines of {call.arguments.get('path')}",
-        "To add lines at the end run: printf '%s\\n' 'TEXT' >> FILE; to change one line use "
-        "edit_file with the exact old line. (Send the same write again if you really mean to "
-        "replace the file.)",
-    )
+    path = call.arguments.get("path")
+    return worded("deny", "overwrites", situation, lost=loss[0], lines=loss[1], path=path)
 
 
 def lost_lines(old_text: str | None, new_text: str) -> tuple[int, int] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import posixpath
 
 from hillclimber.harness.acting.tools import WRITES, ToolCall
-from hillclimber.harness.guards.base import Situation, Verdict
+from hillclimber.harness.guards.base import Situation, Verdict, worded
 from hillclimber.harness.guards.sequence import earlier_reads
 from hillclimber.harness.prompting.shown import shown_whole
 
@@ -27,13 +27,8 @@ def rereading(call: ToolCall, situation: Situation) -> Verdict | None:
     other = _unread(situation, again)
     if other is None:
         return None
-    return Verdict(
-        "redirect",
-        "rereading",
-        f"{again} is as you read it before, so it was not read again",
-        f"The harness read {other} instead: the task names it and you had not read it.",
-        instead=ToolCall(name="read_file", arguments={"path": other}),
-    )
+    instead = ToolCall(name="read_file", arguments={"path": other})
+    return worded("redirect", "rereading", situation, instead=instead, path=again, other=other)
 
 
 def _unread(situation: Situation, again: str) -> str | None:

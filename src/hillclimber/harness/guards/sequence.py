@@ -6,25 +6,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hillclimber.harness.acting.tools import MAX_LINES, WRITES, ToolCall
-from hillclimber.harness.guards.base import Situation, Verdict, deny
+from hillclimber.harness.guards.base import Situation, Verdict, worded
 
 
 def tool_sequence(call: ToolCall, situation: Situation) -> Verdict | None:
     """With `verify_between_writes`: a check between writes, so every change gets feedback.
     Always: a third read of the same lines shows nothing new."""
     if call.name in WRITES and situation.verify_between_writes and _unverified_write(situation):
-        return deny(
-            "tool_sequence",
-            "two writes without verify_progress between them",
-            "Call verify_progress to see what your last change did, then change the file again.",
-        )
+        return worded("deny", "tool_sequence", situation, ("writes", "writes_suggestion"))
     if call.name == "read_file" and earlier_reads(call, situation) >= 2:
         path = str(call.arguments.get("path", ""))
-        return deny(
-            "tool_sequence",
-            f"{path} was read twice already",
-            "Use what you read; if the file does not exist, create it with write_file.",
-        )
+        return worded("deny", "tool_sequence", situation, ("reads", "reads_suggestion"), path=path)
     return None
 
 
@@ -80,11 +72,7 @@ def repetition(call: ToolCall, situation: Situation) -> Verdict | None:
             break
     if sum(past.signature() == signature for past in recent) < 2:
         return None
-    return deny(
-        "repetition",
-        "you did exactly this twice in your last 3 actions",
-        "It will give the same result again: do something different.",
-    )
+    return worded("deny", "repetition", situation)
 
 
 def _counted(call: ToolCall, history: Sequence[ToolCall]) -> list[ToolCall]:

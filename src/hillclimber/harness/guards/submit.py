@@ -4,7 +4,7 @@ since the last change."""
 from __future__ import annotations
 
 from hillclimber.harness.acting.tools import WRITES, ToolCall
-from hillclimber.harness.guards.base import Situation, Verdict
+from hillclimber.harness.guards.base import Situation, Verdict, worded
 from hillclimber.sandbox.base import APP
 from hillclimber.shell.command import Command, program
 from hillclimber.shell.reader import commands
@@ -20,12 +20,7 @@ def test_before_submit(call: ToolCall, situation: Situation) -> Verdict | None:
             return None
         if past.name in WRITES:
             break
-    return Verdict(
-        "warn",
-        "test_before_submit",
-        "nothing was checked since your last change",
-        "Run the tests or the program, or cat the output file, before task_complete.",
-    )
+    return worded("warn", "test_before_submit", situation)
 
 
 _LOOKS = frozenset(
