@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from hillclimber.harness.acting.diagnosis import RecoveryTracker
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
-from hillclimber.harness.acting.tools import TOOLS, ToolCall, tool_list
+from hillclimber.harness.acting.tools import TOOLS, ToolCall, ToolResult, tool_list
 from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
 from hillclimber.harness.guards import Guards, Situation, Verdict
 from hillclimber.harness.parsing.outcome import ParseFailure, ParseFailureReason
@@ -204,6 +205,25 @@ def test_each_guard_rule_says_its_reason_and_suggestion_in_the_templates(tmp_pat
     assert verdict.suggestion == "Delete only what you made, by name (e.g. rm -rf build)."
     shipped_words = guards.decide(wipe, Situation([]))  # the shipped words by default
     assert shipped_words.reason == "`rm -r` of /app deletes all of the task's files in /app"
+
+
+def test_what_a_failed_command_is_told_is_in_the_templates(tmp_path: Path) -> None:
+    (tmp_path / "recovery.toml").write_text(
+        'error = "$kind! $suggestion"\n[suggestion]\npython = "try python3, not python"\n'
+    )
+    tracker = RecoveryTracker(load_prompts(tmp_path))
+    failed = ToolResult(success=False, output="bash: python: command not found\n")
+    said = [tracker.record("python x.py", failed) for _ in range(3)]
+    assert (
+        said[0] is not None and said[0].feedback() == "command not found! try python3, not python"
+    )
+    assert said[2] is not None and said[2].feedback() == (
+        "command not found! try python3, not python. This has failed 3 times the same way: "
+        "try a completely different approach."
+    )
+    shipped_words = RecoveryTracker().record("python x.py", failed)
+    assert shipped_words is not None
+    assert shipped_words.feedback() == "Error: command not found — use python3"
 
 
 def test_a_template_may_leave_out_what_it_is_offered(tmp_path: Path) -> None:

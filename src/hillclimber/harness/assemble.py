@@ -110,7 +110,7 @@ def assemble(
             climb=_climb_step(config, ctx, env, (asker, guards, events), (paths, answers))
             if effective.on("climbing")
             else None,
-            recovery=RecoveryTracker() if config.view.error_recovery else None,
+            recovery=RecoveryTracker(rules.prompts) if config.view.error_recovery else None,
             hint=partial(hints.build_hint, task.instruction) if use_hints else None,
             files=partial(shown, paths.named, ctx.sandbox)
             if config.view.mode == "micro" and config.view.show_named_files

@@ -17,6 +17,7 @@ from enum import StrEnum
 
 from hillclimber.harness.acting import suggestions
 from hillclimber.harness.acting.tools import ToolResult
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.text import clip
 
 MAX_SUGGESTION = 120
@@ -41,7 +42,7 @@ class FailureKind(StrEnum):
         return self.value.replace("_", " ")
 
 
-Reader = Callable[[str, int, str], str | None]
+Reader = Callable[[str, int, str], suggestions.Said | None]
 """(command, exit code, output) → the next step, or None when the output is not of its kind."""
 
 _READERS: tuple[tuple[FailureKind, Reader], ...] = (
@@ -59,23 +60,32 @@ _READERS: tuple[tuple[FailureKind, Reader], ...] = (
 )
 """Tried in this order, the more specific first; exit 1 from grep or diff is no error at all."""
 
-_TIMEOUT = (
-    "it took too long: check it does not wait for input; try a smaller input or a faster method"
-)
-
 
 def classify(
-    command: str, exit_code: int, output: str, *, timed_out: bool = False
+    command: str,
+    exit_code: int,
+    output: str,
+    *,
+    timed_out: bool = False,
+    prompts: Prompts | None = None,
 ) -> tuple[FailureKind, str]:
-    """The kind of a failure and a short, concrete suggestion (at most 120 chars)."""
+    """The kind of a failure and a short, concrete suggestion (at most 120 chars), in the
+    words of `recovery.toml` (the shipped ones unless `prompts` are given)."""
+    kind, (key, fields) = _read(command, exit_code, output, timed_out=timed_out)
+    said = (prompts or shipped())(f"recovery.suggestion.{key}", **fields)
+    return kind, clip(said, MAX_SUGGESTION)
+
+
+def _read(
+    command: str, exit_code: int, output: str, *, timed_out: bool
+) -> tuple[FailureKind, suggestions.Said]:
     if timed_out or (exit_code == 124 and "timeout" in command):
-        return FailureKind.TIMEOUT, _TIMEOUT
+        return FailureKind.TIMEOUT, ("timeout", {})
     for kind, read in _READERS:
-        suggestion = read(command, exit_code, output)
-        if suggestion is not None:
-            return kind, clip(suggestion, MAX_SUGGESTION)
-    unknown = suggestions.unknown(command, exit_code, output)
-    return FailureKind.UNKNOWN, clip(unknown, MAX_SUGGESTION)
+        said = read(command, exit_code, output)
+        if said is not None:
+            return kind, said
+    return FailureKind.UNKNOWN, suggestions.unknown(command, exit_code, output)
 
 
 # -- escalation --------------------------------------------------------------------------------
@@ -92,14 +102,13 @@ class Diagnosis:
     repeats: int
     """How often this command has now failed this way (1 the first time)."""
     escalate: bool
+    prompts: Prompts = field(default_factory=shipped, repr=False, compare=False)
+    """The words it is said in (`recovery.toml`)."""
 
     def feedback(self) -> str:
-        text = f"Error: {self.kind.label} — {self.suggestion}"
+        text = self.prompts("recovery.error", kind=self.kind.label, suggestion=self.suggestion)
         if self.escalate:
-            text = text.rstrip(".") + (
-                f". This has failed {self.repeats} times the same way:"
-                " try a completely different approach."
-            )
+            text = self.prompts("recovery.escalated", error=text.rstrip("."), repeats=self.repeats)
         return text
 
 
@@ -107,6 +116,8 @@ class Diagnosis:
 class RecoveryTracker:
     """Counts failures by (command, kind) over a trial, to escalate the third identical one."""
 
+    prompts: Prompts = field(default_factory=shipped)
+    """The words failures are said in (`recovery.toml`), the trial's own where it has them."""
     counts: Counter[tuple[str, FailureKind]] = field(default_factory=Counter)
 
     def record(self, command: str, result: ToolResult) -> Diagnosis | None:
@@ -119,8 +130,9 @@ class RecoveryTracker:
             exit_code if isinstance(exit_code, int) else 1,
             _STATUS_LINE.sub("", result.output),
             timed_out=bool(result.metadata.get("timed_out", False)),
+            prompts=self.prompts,
         )
         key = (" ".join(command.split()), kind)
         self.counts[key] += 1
         repeats = self.counts[key]
-        return Diagnosis(kind, suggestion, repeats, repeats >= ESCALATE_AT)
+        return Diagnosis(kind, suggestion, repeats, repeats >= ESCALATE_AT, self.prompts)

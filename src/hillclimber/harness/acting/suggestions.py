@@ -1,9 +1,10 @@
 """What to do about a failed command, read from its output: one reader per kind of failure.
 
-Each reader gets (command, exit code, output) and returns a short, concrete next step, or None
-when the output is not of its kind. They read the real output shapes of bash, gcc, Python,
-pytest, curl and the sandbox (read-only system, no network); `diagnosis.py` tries them in order
-and names the kind.
+Each reader gets (command, exit code, output) and returns a short, concrete next step — the key
+of its words in `prompts/recovery.toml` [suggestion] and what fills them in — or None when the
+output is not of its kind. They read the real output shapes of bash, gcc, Python, pytest, curl
+and the sandbox (read-only system, no network); `diagnosis.py` tries them in order and names
+the kind.
 """
 
 from __future__ import annotations
@@ -14,6 +15,9 @@ from hillclimber.harness.acting.tools import TOOLS
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
 from hillclimber.text import clip
+
+Said = tuple[str, dict[str, str]]
+"""A next step: the key of its text in `recovery.toml` [suggestion], and its placeholders."""
 
 
 def _short(name: str) -> str:
@@ -29,12 +33,9 @@ _NO_EDITORS = ("vi", "vim", "nano", "emacs", "less", "more", "top", "htop")
 _PACKAGE_MANAGERS = ("apt", "apt-get", "yum", "dnf", "apk", "brew", "conda", "snap")
 
 
-def command_not_found(command: str, exit_code: int, output: str) -> str | None:
+def command_not_found(command: str, exit_code: int, output: str) -> Said | None:
     if "bad interpreter" in output:
-        return (
-            "the #! line names a missing interpreter (or the file has \\r line endings): "
-            "fix the first line"
-        )
+        return "bad_interpreter", {}
     match = _NOT_FOUND_CMD.search(output)
     if match is None:
         return None
@@ -43,36 +44,34 @@ def command_not_found(command: str, exit_code: int, output: str) -> str | None:
 
 
 _MISSING_SPECIAL = {
-    "python": "use python3",
-    "pip": "use python3 -m pip (nothing can be downloaded here: prefer the standard library)",
-    "pip3": "use python3 -m pip (nothing can be downloaded here: prefer the standard library)",
-    "pytest": "use python3 -m pytest (or python3 -m unittest if pytest is not installed)",
-    "sudo": "there is no sudo and none is needed: run the command without it",
+    "python": "python",
+    "pip": "pip",
+    "pip3": "pip",
+    "pytest": "pytest",
+    "sudo": "sudo",
 }
+"""A missing command → the key of what to use instead."""
 
 
-def _missing_command(name: str) -> str:
+def _missing_command(name: str) -> Said:
     base = name.rsplit("/", 1)[-1]
     if base in TOOLS:
-        return f"{base} is one of your tools, not a shell command: call it as a tool"
+        return "tool_not_command", {"name": base}
     if base in _MISSING_SPECIAL:
-        return _MISSING_SPECIAL[base]
+        return _MISSING_SPECIAL[base], {}
     if base in _NO_EDITORS:
-        return f"{base} is interactive and cannot be used: write files with write_file/edit_file"
+        return "interactive", {"name": base}
     if base in _PACKAGE_MANAGERS:
-        return f"{base} cannot install anything here (no network): use what is installed"
+        return "package_manager", {"name": base}
     if "/" in name or base.endswith((".sh", ".py", ".pl")):
-        return f"to run a file here use ./{_short(base)} (after chmod +x) or bash/python3 {base}"
-    return (
-        f"{_short(base)} is not installed here and cannot be installed (no network): "
-        "do it with python3 or the shell"
-    )
+        return "run_file", {"name": _short(base), "file": base}
+    return "not_installed", {"name": _short(base)}
 
 
-def read_only(command: str, exit_code: int, output: str) -> str | None:
+def read_only(command: str, exit_code: int, output: str) -> Said | None:
     if "Read-only file system" not in output:
         return None
-    return "only your working folder and /tmp are writable: put your files there"
+    return "read_only", {}
 
 
 _OFFLINE = re.compile(
@@ -82,17 +81,11 @@ _OFFLINE = re.compile(
 )
 
 
-def network(command: str, exit_code: int, output: str) -> str | None:
+def network(command: str, exit_code: int, output: str) -> Said | None:
     if _OFFLINE.search(output):
-        return (
-            "there is no network: use what is installed (python3's standard library, "
-            "the shell tools)"
-        )
+        return "offline", {}
     if _command_name(command, 0) in _PACKAGE_MANAGERS:
-        return (
-            "packages cannot be installed here (no network, system read-only): "
-            "use what is installed"
-        )
+        return "no_install", {}
     return None
 
 
@@ -101,21 +94,13 @@ _CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '([\w.]+)'")
 _NODE_MODULE = re.compile(r"Cannot find module '([^']+)'")
 
 
-def import_error(command: str, exit_code: int, output: str) -> str | None:
+def import_error(command: str, exit_code: int, output: str) -> Said | None:
     if match := _NO_MODULE.search(output):
-        module = _short(match.group(1))
-        return (
-            f"no module '{module}': if it is your file, check its name and folder; "
-            "else use the standard library"
-        )
+        return "no_module", {"module": _short(match.group(1))}
     if match := _CANNOT_IMPORT.search(output):
-        name, module = match.group(1), _short(match.group(2))
-        return f"'{module}' has no '{_short(name)}': check the spelling, or print dir({module})"
+        return "cannot_import", {"module": _short(match.group(2)), "name": _short(match.group(1))}
     if match := _NODE_MODULE.search(output):
-        return (
-            f"node module '{_short(match.group(1))}' is not installed (no network): "
-            "use built-in modules"
-        )
+        return "node_module", {"module": _short(match.group(1))}
     return None
 
 
@@ -128,25 +113,20 @@ _SHELL_SYNTAX = re.compile(
 _SQL_SYNTAX = re.compile(r'near "([^"]*)": syntax error')
 
 
-def syntax_error(command: str, exit_code: int, output: str) -> str | None:
+def syntax_error(command: str, exit_code: int, output: str) -> Said | None:
     if _PY_SYNTAX.search(output):
         where = _PY_LOCATION.findall(output)
-        at = f" at {_short(where[-1][0])} line {where[-1][1]}" if where else ""
-        return f"Python syntax error{at}: fix that line (quotes, colons, brackets, indentation)"
+        if where:
+            return "python_syntax_at", {"file": _short(where[-1][0]), "line": where[-1][1]}
+        return "python_syntax", {}
     if _SHELL_SYNTAX.search(output):
-        return (
-            "shell syntax error: check quotes and brackets; for longer code write a script "
-            "file and run it"
-        )
+        return "shell_syntax", {}
     if "missing separator" in output:
-        return "Makefile recipe lines must start with a TAB, not spaces: rewrite them with tabs"
+        return "makefile_tabs", {}
     if match := _SQL_SYNTAX.search(output):
-        return (
-            f"SQL syntax error near '{_short(match.group(1))}': fix the statement "
-            "(keywords, commas, quotes)"
-        )
+        return "sql_syntax", {"near": _short(match.group(1))}
     if re.search(r"\bsyntax error\b", output, re.IGNORECASE):
-        return "syntax error: the message names the line and token; fix that and run again"
+        return "syntax", {}
     return None
 
 
@@ -158,23 +138,17 @@ _COMPILER_ERROR = re.compile(
 _MISSING_HEADER = re.compile(r"fatal error: ([^\s:]+): No such file or directory")
 
 
-def compile_error(command: str, exit_code: int, output: str) -> str | None:
+def compile_error(command: str, exit_code: int, output: str) -> Said | None:
     if "undefined reference to" in output or "ld returned" in output:
-        return (
-            "link error: a function is used but not defined; add its source file or "
-            "library (e.g. -lm)"
-        )
+        return "link_error", {}
     if match := _MISSING_HEADER.search(output):
-        return (
-            f"header {_short(match.group(1))} is missing: fix the #include "
-            "(or add -I for your own folder)"
-        )
+        return "missing_header", {"header": _short(match.group(1))}
     match = _COMPILER_ERROR.search(output)
     if match is None:
         return None
-    file, line = (match.group(1), match.group(2)) if match.group(1) else (None, None)
-    at = f" at {_short(file)}:{line}" if file else ""
-    return f"compile error{at}: read the first error line, fix that line, compile again"
+    if match.group(1):
+        return "compile_error_at", {"file": _short(match.group(1)), "line": match.group(2)}
+    return "compile_error", {}
 
 
 _TESTS_FAILED = re.compile(
@@ -183,26 +157,23 @@ _TESTS_FAILED = re.compile(
 _FIRST_FAILED = re.compile(r"^FAILED (\S+)", re.MULTILINE)
 
 
-def tests_failed(command: str, exit_code: int, output: str) -> str | None:
+def tests_failed(command: str, exit_code: int, output: str) -> Said | None:
     if not _TESTS_FAILED.search(output):
         return None
     first = _FIRST_FAILED.search(output)
-    which = f" (first: {_short(first.group(1).split('::')[-1])})" if first else ""
-    return (
-        f"tests failed{which}: read its assertion (expected vs got), fix the code, "
-        "run the tests again"
-    )
+    if first:
+        return "tests_failed_first", {"test": _short(first.group(1).split("::")[-1])}
+    return "tests_failed", {}
 
 
 _NOT_EXECUTABLE = re.compile(r"(?:^|\n)\S*?sh: (?:line \d+: )?(\S+): Permission denied")
 
 
-def permission(command: str, exit_code: int, output: str) -> str | None:
+def permission(command: str, exit_code: int, output: str) -> Said | None:
     if match := _NOT_EXECUTABLE.search(output):
-        path = _short(match.group(1))
-        return f"{path} is not executable: run chmod +x {path} first, or bash {path}"
+        return "not_executable", {"path": _short(match.group(1))}
     if re.search(r"Permission denied|Operation not permitted|EACCES|PermissionError", output):
-        return "permission denied: work on the files in your working folder (not system files)"
+        return "permission", {}
     return None
 
 
@@ -218,20 +189,16 @@ _MISSING_PATH = re.compile(
 _NO_RULE = re.compile(r"No rule to make target '([^']+)'")
 
 
-def not_found(command: str, exit_code: int, output: str) -> str | None:
+def not_found(command: str, exit_code: int, output: str) -> Said | None:
     if match := _NO_RULE.search(output):
-        return (
-            f"make has no target '{_short(match.group(1))}': check the Makefile's targets "
-            "and that its sources exist"
-        )
+        return "no_make_target", {"target": _short(match.group(1))}
     if "not a git repository" in output:
-        return "this folder is not a git repository: run git init first"
+        return "not_a_repository", {}
     match = _MISSING_PATH.search(output)
     if match is None and not re.search(r"No such file|does not exist|FileNotFound", output):
         return None
     path = next((g for g in match.groups() if g), "") if match else ""
-    what = f"{_short(path)} does not exist: " if path else ""
-    return f"{what}check the path with ls; the task's files are in your working folder"
+    return ("path_not_found", {"path": _short(path)}) if path else ("not_found", {})
 
 
 _BAD_USAGE = re.compile(
@@ -241,43 +208,36 @@ _BAD_USAGE = re.compile(
 )
 
 
-def usage(command: str, exit_code: int, output: str) -> str | None:
+def usage(command: str, exit_code: int, output: str) -> Said | None:
     if not _BAD_USAGE.search(output):
         return None
-    name = _short(_command_name(command, -1) or "the command")
-    return (
-        f"{name} was called wrongly: check `{name} --help | head -30` and use only options "
-        "listed there"
-    )
+    return "usage", {"name": _short(_command_name(command, -1) or "the command")}
 
 
 _QUIET_FALSE = {
-    "grep": "grep found no matching line (exit 1 is not an error): the text is not there",
-    "diff": "exit 1 from diff means the files differ: the lines shown are the differences",
-    "cmp": "exit 1 from cmp means the files differ",
-    "test": "the test was false (exit 1 is not an error)",
-    "[": "the test was false (exit 1 is not an error)",
+    "grep": "grep_no_match",
+    "diff": "diff_differs",
+    "cmp": "cmp_differs",
+    "test": "test_false",
+    "[": "test_false",
 }
+"""A command whose exit 1 is an answer → the key of what that answer means."""
 
 
-def quiet_false(command: str, exit_code: int, output: str) -> str | None:
+def quiet_false(command: str, exit_code: int, output: str) -> Said | None:
     """Exit 1 from grep/diff/test is an answer, not an error."""
     name = _command_name(command, -1)
     if exit_code != 1 or name not in _QUIET_FALSE:
         return None
-    return _QUIET_FALSE[name]
+    return _QUIET_FALSE[name], {}
 
 
-def unknown(command: str, exit_code: int, output: str) -> str:
+def unknown(command: str, exit_code: int, output: str) -> Said:
     """The step for a failure of no known kind: read the traceback, or the last lines."""
     if "Traceback (most recent call last)" in output:
         last = [line for line in output.strip().splitlines() if line.strip()][-1]
-        error = _short(last.split(":", 1)[0].strip())
-        return f"{error}: read the traceback's last line and the line of your file above it; fix it"
-    return (
-        f"exit code {exit_code}: read the last lines of the output and change something "
-        "before running it again"
-    )
+        return "traceback", {"error": _short(last.split(":", 1)[0].strip())}
+    return "unknown", {"code": str(exit_code)}
 
 
 def _command_name(command: str, index: int) -> str:
