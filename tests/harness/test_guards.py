@@ -647,3 +647,9 @@ def test_rules_resolve_paths_as_the_tools_do() -> None:
     moved = Situation(history=[], resolve=lambda path: "/app/sub/" + path)
     assert Guards(["workspace_bounds"]).decide(write("../x"), moved).action == "allow"
     assert Guards(["workspace_bounds"]).decide(write("../x"), Situation([])).action == "deny"
+
+
+def test_a_refusal_names_the_tasks_own_working_folder() -> None:
+    call = ToolCall(name="run_command", arguments={"command": "mkfs.ext4 /dev/sda1"})
+    verdict = Guards().decide(call, Situation([], workdir="/workspace"))
+    assert verdict.suggestion == "Do not touch disks; work with files under /workspace."
