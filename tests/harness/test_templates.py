@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.harness.acting.diagnosis import RecoveryTracker
+from hillclimber.harness.acting.diagnosis import FailureKind, RecoveryTracker
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
 from hillclimber.harness.acting.tools import TOOLS, ToolCall, ToolResult, tool_list
 from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
@@ -221,6 +221,7 @@ def test_what_a_failed_command_is_told_is_in_the_templates(tmp_path: Path) -> No
         "command not found! try python3, not python. This has failed 3 times the same way: "
         "try a completely different approach."
     )
+    assert all(f"recovery.kind.{kind.value}" in shipped().texts for kind in FailureKind)
     shipped_words = RecoveryTracker().record("python x.py", failed)
     assert shipped_words is not None
     assert shipped_words.feedback() == "Error: command not found — use python3"

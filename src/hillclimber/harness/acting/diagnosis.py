@@ -37,10 +37,6 @@ class FailureKind(StrEnum):
     USAGE = "usage"
     UNKNOWN = "unknown"
 
-    @property
-    def label(self) -> str:
-        return self.value.replace("_", " ")
-
 
 Reader = Callable[[str, int, str], suggestions.Said | None]
 """(command, exit code, output) → the next step, or None when the output is not of its kind."""
@@ -106,7 +102,8 @@ class Diagnosis:
     """The words it is said in (`recovery.toml`)."""
 
     def feedback(self) -> str:
-        text = self.prompts("recovery.error", kind=self.kind.label, suggestion=self.suggestion)
+        kind = self.prompts(f"recovery.kind.{self.kind.value}")
+        text = self.prompts("recovery.error", kind=kind, suggestion=self.suggestion)
         if self.escalate:
             text = self.prompts("recovery.escalated", error=text.rstrip("."), repeats=self.repeats)
         return text
