@@ -63,15 +63,17 @@ if [ "$light" = light ]; then
   exit 0
 fi
 
-# llama-cpp-python is published as source only, so it compiles (about 16 minutes on 2 cores).
+# llama-cpp-python is published as source only, so it compiles (about 4 minutes on 2 cores).
 # We build it once into our own wheel cache, for a portable CPU level: a build for the build
 # machine's own CPU (llama.cpp's default) can crash on machines that advertise instructions
-# they cannot run (seen here: AMX inside a VM).
+# they cannot run (seen here: AMX inside a VM). Without the multimodal library (LLAVA_BUILD),
+# which a text-only harness never loads: 3m56s against 4m27s here, a 4 MB smaller wheel.
 llama_version=0.3.36
 case "$(uname -m)" in
   x86_64) llama_cmake="-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON" ;;
   *) llama_cmake="-DGGML_NATIVE=OFF" ;;
 esac
+llama_cmake="$llama_cmake -DLLAVA_BUILD=OFF"
 wheels="$hc_home/wheels/llama-cpp-python-$llama_version-$(echo "$llama_cmake" | sha256sum | cut -c1-8)"
 if ! ls "$wheels"/llama_cpp_python-*.whl >/dev/null 2>&1; then
   echo "building llama-cpp-python $llama_version (once; takes a while)"
