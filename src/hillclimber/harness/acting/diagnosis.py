@@ -75,6 +75,8 @@ def classify(
 def _read(
     command: str, exit_code: int, output: str, *, timed_out: bool
 ) -> tuple[FailureKind, suggestions.Said]:
+    """The kind of a failure and the key of its next step, from the first reader that knows
+    its output."""
     if timed_out or (exit_code == 124 and "timeout" in command):
         return FailureKind.TIMEOUT, ("timeout", {})
     for kind, read in _READERS:
