@@ -175,6 +175,20 @@ def test_the_plans_own_steps_come_from_the_templates() -> None:
     assert plan.steps[-1].text == shipped()("plan.write", path="/app/out.txt")
 
 
+def test_the_plans_marks_are_in_the_templates(tmp_path: Path) -> None:
+    plan = Plan.from_answer('{"steps": ["Read /app/in.txt", "Write /app/out.txt"]}')
+    plan.advance("3 lines")
+    plan.current()  # the next step is under way
+    assert plan.render() == "[x] 1. Read /app/in.txt -> 3 lines\n[>] 2. Write /app/out.txt"
+    (tmp_path / "plan.toml").write_text(
+        'step = "$number) $step$result $mark"\n[mark]\ndone = "(done)"\n'
+    )
+    assert plan.render(load_prompts(tmp_path)).splitlines() == [
+        "1) Read /app/in.txt -> 3 lines (done)",
+        "2) Write /app/out.txt [>]",
+    ]
+
+
 def test_what_the_harness_says_back_is_in_the_templates_too(tmp_path: Path) -> None:
     (tmp_path / "feedback.toml").write_text('[guard]\ndeny = "NO: $tool ($reason)"\n')
     mine = load_prompts(tmp_path)

@@ -198,7 +198,7 @@ class AgentLoop:
             history=self.state.history,
             latest=self.state.latest,
             feedback=self.state.feedback,
-            plan=self.plan.render() if self.plan else None,
+            plan=self.plan.render(self.prompts) if self.plan else None,
             step=step.text if step else None,
             hint=self.parts.hint([c.name for c in self.state.calls]) if self.parts.hint else None,
             progress=self.state.progress,

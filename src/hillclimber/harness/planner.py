@@ -118,12 +118,14 @@ class Plan:
         text = (prompts or shipped())("plan.fix", error=clip(error, RESULT_CHARS))
         self.steps.insert(index, PlanStep(text, "in_progress", fixes=True))
 
-    def render(self) -> str:
-        marks = {"done": "[x]", "failed": "[!]", "in_progress": "[>]", "pending": "[ ]"}
+    def render(self, prompts: Prompts | None = None) -> str:
+        """The steps as the worker is shown them (`plan.step`, `plan.mark.*`)."""
+        said = prompts or shipped()
         lines = []
         for number, step in enumerate(self.steps, 1):
-            result = f" -> {step.result}" if step.result else ""
-            lines.append(f"{marks[step.status]} {number}. {step.text}{result}")
+            result = said("plan.result", result=step.result) if step.result else ""
+            mark = said(f"plan.mark.{step.status}")
+            lines.append(said("plan.step", mark=mark, number=number, step=step.text, result=result))
         return "\n".join(lines)
 
 
