@@ -12,10 +12,16 @@ from hillclimber.harness.acting.tools import tool_list
 from hillclimber.harness.parsing.outcome import ParseFailureReason
 from hillclimber.harness.parsing.parse import parse_tool_call
 from hillclimber.harness.prompting.budget import PromptBudget
-from hillclimber.harness.prompting.prompters import ConversationPrompter, MicroPrompter, TurnView
+from hillclimber.harness.prompting.prompters import (
+    ConversationPrompter,
+    MicroPrompter,
+    TurnView,
+    skills_section,
+)
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.models import ModelProfile
-from hillclimber.skills.rank import BM25Ranker, HashedRanker
-from hillclimber.skills.select import HEADER, choose, section
+from hillclimber.skills.rank import BM25Ranker, HashedRanker, Scored
+from hillclimber.skills.select import choose
 from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.skill import Skill, SkillError, bootstrap, digest, load_file
 from hillclimber.skills.store import SkillStore, standing
@@ -229,6 +235,13 @@ def test_the_store_keeps_skills_and_replaces_by_id(tmp_path: Path) -> None:
 
 
 # -- in the prompt ---------------------------------------------------------------------------
+
+
+HEADER = shipped()("skills.title")
+
+
+def section(shown: list[Scored]) -> str:
+    return skills_section(shown, shipped())
 
 
 def test_the_section_shows_descriptions_and_examples_never_ids() -> None:

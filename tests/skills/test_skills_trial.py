@@ -14,17 +14,18 @@ import pytest
 from hillclimber.agents.harness import HarnessAgent
 from hillclimber.context import AgentContext
 from hillclimber.harness.presets import preset
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.loaders import load_task
 from hillclimber.models import ModelProfile, ScriptedModel
 from hillclimber.models.base import CompletionRequest
 from hillclimber.skills import trial as trial_skills
-from hillclimber.skills.select import HEADER
 from hillclimber.skills.skill import Skill
 from hillclimber.skills.store import SkillStore
 
 from conftest import FIXTURES, hc, isolated_sandbox
 
 HELLO = FIXTURES / "tb2" / "fx-hello"
+HEADER = shipped()("skills.title")
 WRITE = json.dumps(
     {"name": "write_file", "arguments": {"path": "/app/hello.txt", "content": "Hello, world!\n"}}
 )

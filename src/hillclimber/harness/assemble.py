@@ -41,6 +41,7 @@ from hillclimber.harness.prompting.prompters import (
     MicroPrompter,
     Rules,
     description,
+    skills_section,
 )
 from hillclimber.harness.prompting.shown import listed, shown
 from hillclimber.harness.prompting.templates import Prompts, load_prompts
@@ -79,6 +80,7 @@ def assemble(
     rules = _rules(config, ctx, load_prompts(config.view.prompts))
     use_hints = hints.hints_on(config.view.hints, ctx.suite_hints)
     skills = _skills(config, ctx)
+    shown_skills = skills_section(skills.shown, rules.prompts)
     writer = _writer(config, model, ctx, rules, (kind, use_hints, skills))
     events = EventBus(writer, on_tool_ran(skills.took), *listeners)
     paths = TaskPaths.read(task.instruction, ctx.sandbox, ctx.workdir)
@@ -89,7 +91,7 @@ def assemble(
     effective = _effective(config, ctx, kind, (checks, verify), f"{turns}, {why_turns}")
     budget = PromptBudget(model.profile, answer_tokens=config.ask.max_answer_tokens)
     env = _tool_env(config, ctx, verify)
-    prompter = _prompter(config, budget, rules, ctx.task.instruction, skills.section())
+    prompter = _prompter(config, budget, rules, ctx.task.instruction, shown_skills)
     state = LoopState(show_failing=config.completion.show_failing_checks, prompts=rules.prompts)
     events.subscribe(state)  # it records every check that ran
     asker = Asker(config.ask, model, prompter, events, remaining=env.remaining)
@@ -123,7 +125,7 @@ def assemble(
             verify_after_writes=config.climbing.auto_verify and verify is not None,
             forgiving=config.ask.forgiving_parser,
             skills=frozenset(skills.ids),
-            skill_text=skills.section() if config.skills.for_planner else "",
+            skill_text=shown_skills if config.skills.for_planner else "",
             answers=answers,
         )
     )

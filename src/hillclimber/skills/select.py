@@ -1,11 +1,11 @@
 """Which skills a task is shown, and how: the library (bootstrap, and the store's skills when
 asked) less the skills learned from this very task and the retired ones, ranked by BM25 on the
 instruction, demoted ones at half their score, the best `top_k` above the threshold (no skill
-beats a wrong one). Shown as example approaches, never as tools."""
+beats a wrong one). Shown as example approaches, never as tools (in the words of
+`harness/prompts/skills.toml`)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import lru_cache
 
 from hillclimber.skills.rank import BM25Ranker, Scored
@@ -13,7 +13,6 @@ from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.skill import Skill, bootstrap
 from hillclimber.skills.store import SkillStore
 
-HEADER = "Example approaches (for reference only, NOT callable tools; call only the tools listed):"
 DEMOTED_WEIGHT = 0.5
 
 
@@ -65,15 +64,3 @@ def choose(
         return []
     floor = max(settings.min_score, weighted[0].score * settings.min_share)
     return [s for s in weighted if s.score >= floor][: settings.top_k]
-
-
-def section(chosen: Sequence[Scored]) -> str:
-    """The prompt's text for the chosen skills: each description (without its name) and its
-    example, indented."""
-    if not chosen:
-        return ""
-    parts = [HEADER]
-    for scored in chosen:
-        example = "\n".join(f"    {line}" for line in scored.skill.example.strip().splitlines())
-        parts.append(f"  • {scored.skill.description}\n{example}")
-    return "\n".join(parts)

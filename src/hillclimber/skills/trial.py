@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from hillclimber.skills.learn import ToolStep, distill
 from hillclimber.skills.rank import Scored
-from hillclimber.skills.select import choose, section
+from hillclimber.skills.select import choose
 from hillclimber.skills.settings import SkillSettings
 from hillclimber.skills.store import SkillStore, default_path
 
@@ -53,9 +53,6 @@ class TrialSkills:
     @property
     def ids(self) -> list[str]:
         return [s.skill.id for s in self.shown]
-
-    def section(self) -> str:
-        return section(self.shown)
 
     def took(self, step: Ran) -> None:
         """A step the trial took (the loop's `ToolRan` events, in order)."""

@@ -25,6 +25,7 @@ from hillclimber.harness.prompting.summary import StepSummary, previous_field
 from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.models.base import Message
 from hillclimber.sandbox import APP
+from hillclimber.skills.rank import Scored
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,7 @@ class MicroPrompter:
     previous_steps: int = 3
     show_latest_output: bool = True
     skills: str = ""
-    """The example approaches chosen for the task (`skills.select.section`); the first part
+    """The example approaches chosen for the task (`skills_section`); the first part
     cut when the prompt does not fit."""
     squeeze: int = 0
     """Raised after a back end still reported an overflow: shrinks every later prompt more."""
@@ -320,3 +321,15 @@ class ConversationPrompter:
         if len(self.turns) > 1:
             self.turns = self.turns[-1:]
         self.budget.safety *= 2
+
+
+def skills_section(chosen: Sequence[Scored], prompts: Prompts) -> str:
+    """The example approaches chosen for the task (`skills.toml`): each description (never
+    its id) and its example, indented."""
+    if not chosen:
+        return ""
+    parts = [prompts("skills.title")]
+    for scored in chosen:
+        example = "\n".join(f"    {line}" for line in scored.skill.example.strip().splitlines())
+        parts.append(prompts("skills.skill", description=scored.skill.description, example=example))
+    return "\n".join(parts)
