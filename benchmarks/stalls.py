@@ -80,7 +80,7 @@ def read(trajectory: dict[str, Any], name: str, passed: bool) -> Trial:
             if (result.get("extra") or {}).get("success") and key not in made:
                 made.add(key)
                 turn.news = True
-        passing = extra.get("tests_passing")
+        passing = extra.get("passing", extra.get("tests_passing"))  # the older records' name
         if isinstance(passing, int) and passing > best:
             turn.news = turn.news or best >= 0
             best = passing

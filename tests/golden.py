@@ -138,9 +138,9 @@ def digest(trajectory: dict[str, Any]) -> str:
             refused = f", refused: {extra['guard']['rule']}" if extra.get("guard") else ""
             said = called or _named(step.get("message", "")) or "no readable call"
             lines.append(f"turn {extra.get('turn')} {extra.get('role')}: {said}{refused}")
-        elif "tests_total" in extra:
+        elif "passing" in extra:
             verdict = "passed" if extra["passed"] else "failed"
-            counts = f"{extra['tests_passing']}/{extra['tests_total']}"
+            counts = f"{extra['passing']}/{extra['total']}"
             lines.append(f"  {extra.get('label')} ({extra.get('why')}): {verdict} {counts}")
         elif "checks" in extra:
             strengths = sorted(check["strength"] for check in extra["checks"])

@@ -70,7 +70,7 @@ def test_a_run_leaves_config_summary_and_one_folder_per_trial(tmp_path: Path) ->
     trial = tmp_path / "fx-hello.2"
     result = read_trial(trial / "result.json")
     assert result is not None and result.passed and result.attempt == 2
-    assert result.evaluation is not None and result.evaluation.tests_total == 2
+    assert result.evaluation is not None and result.evaluation.total == 2
     assert result.commit == source_commit()  # which code ran it, where known
     assert (trial / "workspace" / "hello.txt").read_text() == "Hello, world!\n"
     assert (trial / "logs" / "verifier" / "output.txt").exists()

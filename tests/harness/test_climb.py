@@ -233,7 +233,7 @@ def test_what_the_tests_write_is_not_counted_against_a_candidate(tmp_path: Path)
 
     def tests_that_write() -> Evaluation:
         (root / "notes.txt").write_text("rewritten by the tests\n")
-        return Evaluation(passed=False, tests_passing=1, tests_total=2)
+        return Evaluation(passed=False, passing=1, total=2)
 
     climb = Climb(sandbox, "/app", lambda call: ToolResult(True, ""), tests_that_write)
     tried = climb.attempt(ToolCall(name="run_command", arguments={"command": "true"}), "")

@@ -12,7 +12,7 @@ from hillclimber.harness.recording.events import EventBus, FinalizeAsked, Verifi
 from hillclimber.harness.state import LoopEnd, LoopExit, LoopState
 from hillclimber.verify.verifier import Evaluation
 
-FAILING = Evaluation(passed=False, tests_passing=1, tests_total=3, digest="b.txt: not there")
+FAILING = Evaluation(passed=False, passing=1, total=3, digest="b.txt: not there")
 
 
 def gate(evaluation: Evaluation | None, **settings: object) -> tuple[Gate, LoopState, list[object]]:

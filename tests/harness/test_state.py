@@ -48,7 +48,7 @@ def test_the_stats_count_what_the_events_say() -> None:
         Measured(0, 0, 2),
         CandidatesTried(3, 0, False, LINES, None),
         Verified(3, "auto_verify", False, 1, 2, ""),
-        ran("verify_progress", tests_passing=2, tests_total=2),
+        ran("verify_progress", passing=2, total=2),
         FinalizeAsked(4, "task_complete"),
         FinalizeAsked(5, "no progress"),
     ):

@@ -115,9 +115,7 @@ def gate_with(evaluation: Evaluation) -> tuple[Gate, LoopState]:
     return gate, state
 
 
-WEAK = Evaluation(
-    passed=True, tests_passing=1, tests_total=1, strength="weak", evidence="/app/x now holds:\n1"
-)
+WEAK = Evaluation(passed=True, passing=1, total=1, strength="weak", evidence="/app/x now holds:\n1")
 
 
 def test_the_gate_asks_once_then_takes_the_models_word() -> None:

@@ -141,7 +141,7 @@ def test_a_task_writing_outside_app_runs_in_its_image_and_is_verified_there(
     assert trial.passed is passed
     assert trial.exit_reason is (ExitReason.PASSED if passed else ExitReason.FAILED)
     assert trial.image is not None and UNPULLABLE in trial.image.substituted
-    assert trial.evaluation is not None and trial.evaluation.tests_total == 1
+    assert trial.evaluation is not None and trial.evaluation.total == 1
     if passed:
         kept = tmp_path / "run" / "sum-outside-app.1" / "workspace" / "sum.txt"
         assert kept.read_text().strip() == "12"

@@ -152,6 +152,6 @@ def test_a_headless_browser_renders_the_report(runs_dir: Path, tmp_path: Path) -
 
 
 def test_a_verification_says_whether_the_tasks_tests_or_the_harnesss_checks_ran() -> None:
-    ran = {"passed": False, "tests_passing": 1, "tests_total": 3, "why": "task_complete"}
+    ran = {"passed": False, "passing": 1, "total": 3, "why": "task_complete"}
     assert verification_text({**ran, "label": "checks"}) == "(task_complete) failed, checks 1/3"
     assert verification_text(ran) == "(task_complete) failed, tests 1/3"  # recorded before labels

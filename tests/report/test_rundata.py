@@ -65,8 +65,8 @@ def test_nop_fails_and_an_unfinished_trial_shows_as_not_run(runs_dir: Path) -> N
     assert (stats.solved, stats.pass_rate, stats.seconds_per_solved) == (0, 0.0, None)
     assert matrix_rows([run]) == [["fx-hello", "✗"]]
     [trial] = run.trials  # how close it came: the tests it passed, beside its mark
-    assert trial.evaluation is not None and trial.evaluation.tests_total > 0
-    near = f"0/{trial.evaluation.tests_total}"
+    assert trial.evaluation is not None and trial.evaluation.total > 0
+    near = f"0/{trial.evaluation.total}"
     assert how_close(run, "fx-hello") == near
     shown = Console(width=80, record=True)
     shown.print(task_matrix([run]))

@@ -103,7 +103,7 @@ def test_agreement_on_lines_of_the_instruction_counts_for_nothing() -> None:
 
 
 def evaluation(passed: bool, strength: str = "value") -> Evaluation:
-    return Evaluation(passed=passed, tests_passing=1, tests_total=1, strength=strength)  # type: ignore[arg-type]
+    return Evaluation(passed=passed, passing=1, total=1, strength=strength)  # type: ignore[arg-type]
 
 
 def test_grades() -> None:

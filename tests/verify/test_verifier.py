@@ -75,7 +75,7 @@ def test_fx_fix_script_partial_then_solved(sandbox_kind: SandboxKind, tmp_path: 
 
     before = verify(task, sandbox, work, timeout=60)
     assert not before.passed
-    assert (before.tests_passing, before.tests_total) == (1, 3)
+    assert (before.passing, before.total) == (1, 3)
     assert before.progress == pytest.approx(1 / 3)
     assert before.reward == 0.0
     assert "test_sample" in before.digest
@@ -89,7 +89,7 @@ def test_fx_fix_script_partial_then_solved(sandbox_kind: SandboxKind, tmp_path: 
     solve(task, sandbox)
     after = verify(task, sandbox, work, timeout=60)
     assert after.passed
-    assert (after.tests_passing, after.tests_total) == (3, 3)
+    assert (after.passing, after.total) == (3, 3)
     assert after.progress == 1.0
     assert after.reward == 1.0
     assert after.digest == ""
@@ -106,7 +106,7 @@ def test_fx_hello_untouched_fails_every_test(best_kind: SandboxKind, tmp_path: P
     task = load_task(FIXTURES / "tb2" / "fx-hello")
     evaluation = verify(task, trial(best_kind, tmp_path, task), tmp_path / "verify", timeout=60)
     assert not evaluation.passed
-    assert (evaluation.tests_passing, evaluation.tests_total) == (0, 2)
+    assert (evaluation.passing, evaluation.total) == (0, 2)
     assert evaluation.progress == 0.0
     assert evaluation.reward == 0.0
     assert "test_file_exists" in evaluation.digest
@@ -127,7 +127,7 @@ def test_each_verification_lays_the_tests_anew(sandbox_kind: SandboxKind, tmp_pa
     (work / "logs" / "verifier" / "reward.txt").write_text("1\n")
 
     second = verify(task, sandbox, work, timeout=60)
-    assert (second.passed, second.tests_passing, second.tests_total) == (False, 1, 3)
+    assert (second.passed, second.passing, second.total) == (False, 1, 3)
     assert (second.digest, second.reward) == (first.digest, first.reward)
     assert "assert True" not in copy.read_text()
     if isolated:
@@ -146,7 +146,7 @@ def test_agent_files_in_app_cannot_stand_in_for_pytest(
     sandbox.host_path("/app/pytest.py").write_text("import sys\nsys.exit(0)\n")
     evaluation = verify(task, sandbox, tmp_path / "verify", timeout=60)
     assert not evaluation.passed
-    assert evaluation.tests_total == 2
+    assert evaluation.total == 2
 
 
 # --- Terminal-Bench 1 ---------------------------------------------------------------------------
@@ -160,13 +160,13 @@ def test_tb1_fx_reverse_lines(best_kind: SandboxKind, tmp_path: Path) -> None:
 
     before = verify(task, sandbox, work, timeout=60)
     assert not before.passed
-    assert (before.tests_passing, before.tests_total) == (1, 2)
+    assert (before.passing, before.total) == (1, 2)
     assert "test_reversed" in before.digest
 
     assert sandbox.run("tac /app/input.txt > /app/reversed.txt", timeout=20).ok
     after = verify(task, sandbox, work, timeout=60)
     assert after.passed
-    assert (after.tests_passing, after.tests_total) == (2, 2)
+    assert (after.passing, after.total) == (2, 2)
     assert after.reward is None  # TB1 has no reward file: every test must pass
 
 
@@ -215,14 +215,14 @@ def test_manifest_verification_types(
 
     before = verify(task, sandbox, work, timeout=30)
     assert not before.passed
-    assert (before.tests_passing, before.tests_total) == (0, 1)
+    assert (before.passing, before.total) == (0, 1)
     assert before.digest
     assert (work / "logs" / "verifier" / "output.txt").is_file()
 
     assert sandbox.run(solution, timeout=20).ok
     after = verify(task, sandbox, work, timeout=30)
     assert after.passed
-    assert (after.tests_passing, after.tests_total) == (1, 1)
+    assert (after.passing, after.total) == (1, 1)
     assert (after.reward, after.digest) == (1.0, "")
 
 
@@ -269,7 +269,7 @@ def test_reward_json_is_read(reward: float, best_kind: SandboxKind, tmp_path: Pa
     assert json.loads((work / "logs/verifier/reward.json").read_text()) == {"reward": reward}
     assert evaluation.reward == reward
     # a TB2 task's reward decides, even when every test passed
-    assert (evaluation.tests_passing, evaluation.tests_total) == (1, 1)
+    assert (evaluation.passing, evaluation.total) == (1, 1)
     assert evaluation.passed is (reward == 1.0)
 
 
@@ -298,7 +298,7 @@ def test_two():
 def test_skipped_tests_are_not_counted(best_kind: SandboxKind, tmp_path: Path) -> None:
     task = tb2_task(tmp_path, SKIPPING_TESTS, name="skips")
     evaluation = verify(task, trial(best_kind, tmp_path), tmp_path / "verify", timeout=60)
-    assert (evaluation.tests_passing, evaluation.tests_total) == (1, 2)
+    assert (evaluation.passing, evaluation.total) == (1, 2)
     assert not evaluation.passed
     assert "test_two" in evaluation.digest
     assert "skip" not in evaluation.digest
@@ -370,8 +370,8 @@ def test_task_without_a_verifier_is_an_error(tmp_path: Path) -> None:
 
 
 def test_progress_of_an_evaluation_without_tests() -> None:
-    assert Evaluation(passed=True, tests_passing=0, tests_total=0).progress == 1.0
-    assert Evaluation(passed=False, tests_passing=0, tests_total=0).progress == 0.0
+    assert Evaluation(passed=True, passing=0, total=0).progress == 1.0
+    assert Evaluation(passed=False, passing=0, total=0).progress == 0.0
 
 
 def _pytest_task(tmp_path: Path, test_body: str) -> Task:
@@ -399,7 +399,7 @@ def test_tests_see_system_packages_and_what_the_agent_installed_but_never_first(
     sandbox.run(f"printf 'import sys\\nsys.exit(0)\\n' > {site}/pytest.py", timeout=20)
     sandbox.run(f"echo 'VALUE = 0' > {site}/hcfake.py", timeout=20)
     evaluation = verify(task, sandbox, tmp_path / "v2")
-    assert not evaluation.passed and evaluation.tests_total == 1
+    assert not evaluation.passed and evaluation.total == 1
 
 
 def test_python_and_pip_commands_exist_in_the_sandbox(

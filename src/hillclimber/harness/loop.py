@@ -119,7 +119,7 @@ class AgentLoop:
             self._make_plan()
         if self.climb is not None and self.climb.climb.enabled:
             baseline = self.climb.climb.measure()
-            self.events.emit(Measured(self.turn, baseline.tests_passing, baseline.tests_total,
+            self.events.emit(Measured(self.turn, baseline.passing, baseline.total,
                                       baseline.label))  # fmt: skip
 
     def _seed(self) -> None:

@@ -109,7 +109,7 @@ class LoopStats:
                 self.progress.append((event.turn, event.passing, event.total))
             case Verified():
                 self.verifications += 1
-                self.progress.append((event.turn, event.tests_passing, event.tests_total))
+                self.progress.append((event.turn, event.passing, event.total))
                 self._checked_last = True
             case FinalizeAsked() if event.reason == "task_complete":
                 self.completes += 1
@@ -125,9 +125,9 @@ class LoopStats:
             self.limits_hit += 1
             self.limit = str(limit)
         self._checked_last = event.tool == "verify_progress"
-        if event.tool == "verify_progress" and "tests_total" in event.metadata:
+        if event.tool == "verify_progress" and "total" in event.metadata:
             meta = event.metadata
-            self.progress.append((event.turn, meta["tests_passing"], meta["tests_total"]))
+            self.progress.append((event.turn, meta["passing"], meta["total"]))
 
 
 @dataclass
@@ -196,8 +196,8 @@ class LoopState:
                 self.verified(event)
             case Measured():
                 self.checked(event.passing, event.total, event.label)
-            case ToolRan(tool="verify_progress", metadata={"tests_total": total, **meta}):
-                self.checked(meta["tests_passing"], total, meta["label"])
+            case ToolRan(tool="verify_progress", metadata={"total": total, **meta}):
+                self.checked(meta["passing"], total, meta["label"])
 
     def turn_started(self) -> None:
         self.turns_since_news += 1
@@ -302,10 +302,10 @@ class LoopState:
     def verified(self, check: Verified) -> None:
         """The harness ran the checks (`why`: what made it): a step of the history, shown as
         the model's own check would be."""
-        self.checked(check.tests_passing, check.tests_total, check.label)
+        self.checked(check.passing, check.total, check.label)
         if self.show_failing and check.digest and not check.passed:
             self.progress = f"{self.progress}; failing: {clip(check.digest, 240)}"
-        counts = f"{check.label} {check.tests_passing}/{check.tests_total}"
+        counts = f"{check.label} {check.passing}/{check.total}"
         what = clip(f"{check.why}: {counts}", 100)
         self.history.append(StepSummary(len(self.history) + 1, "verification", check.passed, what))
         self.calls.append(ToolCall(name="verify_progress"))

@@ -171,7 +171,7 @@ def _info_line(trial: TrialResult) -> str:
     if trial.commit:
         parts.append(f"commit {trial.commit}")
     if trial.evaluation is not None:
-        parts.append(f"tests {trial.evaluation.tests_passing}/{trial.evaluation.tests_total}")
+        parts.append(f"tests {trial.evaluation.passing}/{trial.evaluation.total}")
     if "loop_exit" in info:
         parts.append(f"loop {info['loop_exit']} ({info.get('loop_reason', '')})")
     if "turns" in info:

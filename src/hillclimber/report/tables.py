@@ -130,9 +130,9 @@ def how_close(run: RunData, task_id: str) -> str:
     """How close each failed attempt came: the task's tests it passed, of all (`2/9`), so a
     run where nothing is solved still shows which trials were near."""
     return " ".join(
-        f"{t.evaluation.tests_passing}/{t.evaluation.tests_total}"
+        f"{t.evaluation.passing}/{t.evaluation.total}"
         for t in sorted(run.trials_of(task_id), key=lambda t: t.attempt)
-        if not t.passed and t.evaluation is not None and t.evaluation.tests_total
+        if not t.passed and t.evaluation is not None and t.evaluation.total
     )
 
 

@@ -37,7 +37,8 @@ def call_text(call: dict[str, Any]) -> str:
 def verification_text(data: dict[str, Any]) -> str:
     verdict = "passed" if data.get("passed") else "failed"
     ran = data.get("label", "tests")  # the task's tests, or the harness's own checks
-    text = f"{verdict}, {ran} {data.get('tests_passing')}/{data.get('tests_total')}"
+    passing = data.get("passing", data.get("tests_passing"))  # the older records' name
+    text = f"{verdict}, {ran} {passing}/{data.get('total', data.get('tests_total'))}"
     if data.get("why"):
         text = f"({data['why']}) {text}"
     return text + (f"; failing: {data['digest']}" if data.get("digest") else "")

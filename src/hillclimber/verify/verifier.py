@@ -15,7 +15,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import AliasChoices, BaseModel, Field
 
 from hillclimber.errors import VerifierError
 from hillclimber.process import run_process
@@ -38,8 +38,10 @@ STRENGTHS: tuple[Strength, ...] = ("weak", "form", "value")
 
 class Evaluation(BaseModel):
     passed: bool
-    tests_passing: int
-    tests_total: int
+    passing: int = Field(validation_alias=AliasChoices("passing", "tests_passing"))
+    """Of the tests (or the harness's checks: `label`), those that pass; `tests_passing` in
+    records before 2026-11-29."""
+    total: int = Field(validation_alias=AliasChoices("total", "tests_total"))
     reward: float | None = None
     digest: str = ""
     """Short summary of what failed (test names and first lines of their messages)."""
@@ -67,7 +69,7 @@ class Evaluation(BaseModel):
     @property
     def values_shown(self) -> int:
         """How many passing checks show the values right."""
-        return self.tests_passing if self.value_passing is None else self.value_passing
+        return self.passing if self.value_passing is None else self.value_passing
 
     @property
     def conclusive(self) -> bool:
@@ -76,10 +78,10 @@ class Evaluation(BaseModel):
 
     @property
     def progress(self) -> float:
-        return self.tests_passing / self.tests_total if self.tests_total else float(self.passed)
+        return self.passing / self.total if self.total else float(self.passed)
 
     def summary(self) -> str:
-        return f"{self.label} {self.tests_passing}/{self.tests_total}"
+        return f"{self.label} {self.passing}/{self.total}"
 
 
 def script_for(task: Task) -> TestScript:
@@ -152,8 +154,8 @@ def _verify_inline(
         digest = f"verification timed out after {timeout:.0f}s"
     return Evaluation(
         passed=passed,
-        tests_passing=int(passed),
-        tests_total=1,
+        passing=int(passed),
+        total=1,
         reward=float(passed),
         digest=digest[:DIGEST_CHARS],
         timed_out=result.timed_out,
@@ -277,8 +279,8 @@ def _judge_pytest_run(
         digest = ""
     return Evaluation(
         passed=passed,
-        tests_passing=passing,
-        tests_total=total,
+        passing=passing,
+        total=total,
         reward=reward,
         digest=digest[:DIGEST_CHARS],
         timed_out=result.timed_out,

@@ -598,7 +598,7 @@ def test_evaluating_gives_counts_and_failures(tmp_path: Path) -> None:
     sandbox, root = host_sandbox(tmp_path)
     built = build_checks("Create /app/out.txt, then run `cat /app/out.txt` to see it.", sandbox)
     first = built.evaluate()
-    assert (first.passed, first.tests_passing, first.tests_total) == (False, 0, 2)
+    assert (first.passed, first.passing, first.total) == (False, 0, 2)
     assert first.summary() == "acceptance checks 0/2" and "no such file" in first.digest
     (root / "out.txt").write_text("x\n")
     assert built.evaluate().passed
@@ -616,7 +616,7 @@ def test_checks_leave_the_workspace_as_they_found_it(tmp_path: Path) -> None:
     ]
     assert not built.evaluate().passed and not (root / "made.txt").exists()
     (root / "ready.txt").write_text("yes\n")
-    assert built.evaluate().tests_passing == 2 and not (root / "made.txt").exists()
+    assert built.evaluate().passing == 2 and not (root / "made.txt").exists()
 
 
 def test_a_check_cannot_see_the_tests(tmp_path: Path) -> None:

@@ -348,8 +348,8 @@ def _verify_progress(args: dict[str, Any], env: ToolEnv) -> ToolResult:
         text,
         {
             "passed": evaluation.passed,
-            "tests_passing": evaluation.tests_passing,
-            "tests_total": evaluation.tests_total,
+            "passing": evaluation.passing,
+            "total": evaluation.total,
             "progress": evaluation.progress,
             "label": evaluation.label,
         },

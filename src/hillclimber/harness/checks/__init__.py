@@ -82,8 +82,8 @@ class AcceptanceChecks:
         values = [o.passed for c, o in results if c.strength == "value" and c.goal]
         return Evaluation(
             passed=not failing,
-            tests_passing=len(results) - len(failing),
-            tests_total=len(results),
+            passing=len(results) - len(failing),
+            total=len(results),
             digest="; ".join(failing)[:600],
             duration_sec=time.monotonic() - start,
             label=LABEL,

@@ -148,8 +148,8 @@ class Climb:
             call,
             text,
             result.success,
-            evaluation.tests_passing,
-            evaluation.tests_total,
+            evaluation.passing,
+            evaluation.total,
             result.output,
             lost,
             origin,
@@ -287,7 +287,7 @@ class ClimbStep:
         if own or not any(c.borrowed and c.success and c.passing > passing for c in tried):
             return 0
         now = self.climb.measure()
-        return now.tests_passing - now.weak_passing
+        return now.passing - now.weak_passing
 
     def _plan_steps(
         self, tried: list[Candidate], folders: Sequence[str], plan: Plan | None

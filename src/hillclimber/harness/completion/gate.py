@@ -141,8 +141,8 @@ class Gate:
                 turn,
                 why,
                 evaluation.passed,
-                evaluation.tests_passing,
-                evaluation.tests_total,
+                evaluation.passing,
+                evaluation.total,
                 evaluation.digest,
                 evaluation.label,
             )

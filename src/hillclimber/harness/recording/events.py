@@ -102,8 +102,8 @@ class Verified:
     turn: int
     why: str
     passed: bool
-    tests_passing: int
-    tests_total: int
+    passing: int
+    total: int
     digest: str
     label: str = "tests"
     """What ran: the task's tests, or the acceptance checks."""
