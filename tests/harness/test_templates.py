@@ -20,6 +20,8 @@ from hillclimber.harness.programs import HEAD_CHARS, MAX_PROGRAM_TOKENS, CodeAsk
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import MicroPrompter, Rules, TurnView
 from hillclimber.harness.prompting.templates import PromptError, load_prompts, shipped
+from hillclimber.harness.recording.events import Verified
+from hillclimber.harness.state import LoopState
 from hillclimber.models.base import Message
 from hillclimber.models.fm import fm_profile
 
@@ -201,6 +203,21 @@ def test_what_the_harness_says_back_is_in_the_templates_too(tmp_path: Path) -> N
         'Error: the answer was empty. Answer with exactly ONE tool call as JSON: {"name": '
         '"<tool>", "arguments": {...}} Tools: task_complete().'
     )
+
+
+def test_the_progress_of_the_checks_is_in_the_templates(tmp_path: Path) -> None:
+    check = Verified(2, "auto_verify", False, 1, 3, "b.txt: not there", "acceptance checks")
+    state = LoopState(show_failing=True)
+    state.verified(check)
+    assert state.progress == "acceptance checks 1/3 passing; failing: b.txt: not there"
+    assert state.history[-1].message == "auto_verify: acceptance checks 1/3"
+    (tmp_path / "feedback.toml").write_text(
+        '[verification]\nprogress = "$passing of $total $label pass"\nstep = "checked ($why)"\n'
+    )
+    mine = LoopState(show_failing=True, prompts=load_prompts(tmp_path))
+    mine.verified(check)
+    assert mine.progress == "1 of 3 acceptance checks pass; failing: b.txt: not there"
+    assert mine.history[-1].message == "checked (auto_verify)"
 
 
 def test_each_guard_rule_says_its_reason_and_suggestion_in_the_templates(tmp_path: Path) -> None:

@@ -290,7 +290,9 @@ class LoopState:
     def checked(self, passing: int, total: int, label: str = "tests") -> None:
         """The checks ran: `passing` of `total` pass."""
         progress = passing / total if total else 0.0
-        self.progress = f"{label} {passing}/{total} passing"
+        self.progress = self.prompts(
+            "feedback.verification.progress", label=label, passing=passing, total=total
+        )
         self.passing = passing
         if progress > self.best_progress:
             self.best_progress = progress
@@ -304,9 +306,12 @@ class LoopState:
         the model's own check would be."""
         self.checked(check.passing, check.total, check.label)
         if self.show_failing and check.digest and not check.passed:
-            self.progress = f"{self.progress}; failing: {clip(check.digest, 240)}"
-        counts = f"{check.label} {check.passing}/{check.total}"
-        what = clip(f"{check.why}: {counts}", 100)
+            failing = clip(check.digest, 240)
+            self.progress = self.prompts(
+                "feedback.verification.progress_failing", progress=self.progress, digest=failing
+            )
+        counts = {"label": check.label, "passing": check.passing, "total": check.total}
+        what = clip(self.prompts("feedback.verification.step", why=check.why, **counts), 100)
         self.history.append(StepSummary(len(self.history) + 1, "verification", check.passed, what))
         self.calls.append(ToolCall(name="verify_progress"))
 
