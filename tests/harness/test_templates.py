@@ -19,6 +19,7 @@ from hillclimber.harness.presets import load_harness
 from hillclimber.harness.programs import HEAD_CHARS, MAX_PROGRAM_TOKENS, CodeAsk
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import MicroPrompter, Rules, TurnView
+from hillclimber.harness.prompting.summary import previous_field, summarize
 from hillclimber.harness.prompting.templates import PromptError, load_prompts, shipped
 from hillclimber.harness.recording.events import Verified
 from hillclimber.harness.state import LoopState
@@ -218,6 +219,20 @@ def test_the_progress_of_the_checks_is_in_the_templates(tmp_path: Path) -> None:
     mine.verified(check)
     assert mine.progress == "1 of 3 acceptance checks pass; failing: b.txt: not there"
     assert mine.history[-1].message == "checked (auto_verify)"
+
+
+def test_each_step_of_the_history_is_said_in_the_templates(tmp_path: Path) -> None:
+    call = ToolCall(name="run_command", arguments={"command": "ls /app"})
+    ran = ToolResult(True, "[exit code 0]\nhello.txt")
+    (tmp_path / "history.toml").write_text('ran = "$$ $command"\nstep = "$number. $said"\n')
+    mine = load_prompts(tmp_path)
+    step = summarize(1, call, ran, mine)
+    assert step.message == "$ ls /app"
+    assert previous_field([step], prompts=mine) == "1. $ ls /app"
+    assert (
+        previous_field([summarize(1, call, ran)])
+        == "Step 1 (run_command): Ran: ls /app (ok, output)"
+    )
 
 
 def test_each_guard_rule_says_its_reason_and_suggestion_in_the_templates(tmp_path: Path) -> None:

@@ -246,7 +246,7 @@ class LoopState:
         """A call ran: its summary joins the history, and what it shows is the latest output
         the model sees (the file it read, the command's output, the checks, an error); a change
         drops the checks' results and the file's content it made stale."""
-        summary = summarize(len(self.history) + 1, call, result)
+        summary = summarize(len(self.history) + 1, call, result, self.prompts)
         self.refused_call = None
         self.history.append(summary)
         self.calls.append(call)

@@ -165,7 +165,7 @@ class MicroPrompter:
             Section("step", view.step or "", priority=95, title=say("micro.step")),
             Section("hint", view.hint or "", priority=40),
             Section("skills", self.skills, priority=30),
-            Section("previous", previous_field(view.history, self.previous_steps), 60,
+            Section("previous", previous_field(view.history, self.previous_steps, say), 60,
                     min_chars=0, title=say("micro.previous")),
             Section("progress", view.progress or "", 85, title=say(progress)),
             Section("feedback", "\n".join(view.feedback), 80, min_chars=120,
@@ -294,7 +294,7 @@ class ConversationPrompter:
         dropped = len(self.turns) - len(keep)
         if dropped <= 0:
             return
-        self.compacted = previous_field(history, n=len(history))[-1500:]
+        self.compacted = previous_field(history, len(history), self.rules.prompts)[-1500:]
         self.turns = keep
 
     def record(self, answer: str, observation: str) -> None:

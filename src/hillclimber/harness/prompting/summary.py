@@ -1,6 +1,7 @@
 """Step summaries: each executed step in at most 100 characters, tool-aware ("Wrote 123 bytes
-to foo.txt", "Ran: gcc -o image image.c (failed: undefined reference…)"). The last few go into
-the prompt's `Previous:` field; the full output the model asked for last goes in separately.
+to foo.txt", "Ran: gcc -o image image.c (failed: undefined reference…)", in the words of
+`prompts/history.toml`). The last few go into the prompt's `Previous:` field; the full output
+the model asked for last goes in separately.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hillclimber.harness.acting.tools import ToolCall, ToolResult
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.text import clip
 
 MAX_CHARS = 100
@@ -44,45 +46,56 @@ def _first_error_line(output: str) -> str:
     return _LOCATION.sub("", lines[-1]) if lines else "no output"
 
 
-_FILE_FAILED = {
-    "read_file": "Failed to read {path}",
-    "write_file": "Failed to write {path}",
-    "edit_file": "Edit of {path} failed",
-}
-"""How a failed file tool is told; the tool's own error follows."""
+_FAILED = {"read_file": "read_failed", "write_file": "write_failed", "edit_file": "edit_failed"}
+"""The template that tells a failed file tool (`history.toml`); the tool's own error follows."""
 
 
-def summarize(step: int, call: ToolCall, result: ToolResult) -> StepSummary:
-    args, meta = call.arguments, result.metadata
+def summarize(
+    step: int, call: ToolCall, result: ToolResult, prompts: Prompts | None = None
+) -> StepSummary:
+    """One step in a line (`history.toml`)."""
+    say, args, meta = prompts or shipped(), call.arguments, result.metadata
     path = str(args.get("path", "file"))
     tool = call.name
     if meta.get("unchanged"):
-        message = f"{path} unchanged (already so)"
-    elif tool in _FILE_FAILED and not result.success:
-        message = f"{_FILE_FAILED[tool].format(path=path)}: {clip(result.output, 50)}"
+        message = say("history.unchanged", path=path)
+    elif tool in _FAILED and not result.success:
+        message = say(f"history.{_FAILED[tool]}", path=path, error=clip(result.output, 50))
     elif tool == "read_file":
-        message = f"Read {path} ({meta.get('file_lines', '?')} lines)"
+        message = say("history.read", path=path, lines=meta.get("file_lines", "?"))
     elif tool == "write_file":
-        message = f"Wrote {meta.get('bytes', len(str(args.get('content', ''))))} bytes to {path}"
+        size = meta.get("bytes", len(str(args.get("content", ""))))
+        message = say("history.wrote", path=path, bytes=size)
     elif tool == "edit_file":
-        message = f"Edited {path}"
+        message = say("history.edited", path=path)
     elif tool == "run_command":
-        command = clip(str(args.get("command", "")), 40)
-        if result.success:
-            has_output = result.output.strip() and "no output" not in result.output[:40]
-            message = f"Ran: {command} (ok, {'output' if has_output else 'no output'})"
-        else:
-            message = f"Ran: {command} (failed: {clip(_first_error_line(result.output), 40)})"
+        message = _ran(clip(str(args.get("command", "")), 40), result, say)
     elif tool == "verify_progress":
-        message = clip(result.output.splitlines()[0] if result.output else "verified", 60)
+        message = (
+            clip(result.output.splitlines()[0], 60) if result.output else say("history.verified")
+        )
     elif tool == "task_complete":
-        message = "Said the task is complete"
+        message = say("history.complete")
     else:
         message = result.output
     return StepSummary(step, tool, result.success, clip(message, MAX_CHARS))
 
 
-def previous_field(history: Sequence[StepSummary], n: int = 3) -> str:
+def _ran(command: str, result: ToolResult, say: Prompts) -> str:
+    if not result.success:
+        error = clip(_first_error_line(result.output), 40)
+        return say("history.ran_failed", command=command, error=error)
+    quiet = not result.output.strip() or "no output" in result.output[:40]
+    return say("history.ran_quiet" if quiet else "history.ran", command=command)
+
+
+def previous_field(
+    history: Sequence[StepSummary], n: int = 3, prompts: Prompts | None = None
+) -> str:
+    """The last `n` steps in a line each, joined (`history.step`)."""
+    say = prompts or shipped()
     if not history or n <= 0:
-        return "none"
-    return "; ".join(f"Step {s.step} ({s.tool}): {s.message}" for s in history[-n:])
+        return say("history.none")
+    return "; ".join(
+        say("history.step", number=s.step, tool=s.tool, said=s.message) for s in history[-n:]
+    )
