@@ -27,6 +27,7 @@ from hillclimber.harness.prompting.budget import (
 )
 from hillclimber.harness.prompting.prompters import ConversationPrompter
 from hillclimber.harness.prompting.summary import StepSummary, previous_field, summarize
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.models import ModelProfile
 from hillclimber.sandbox import Mount, SandboxKind, create_sandbox, trial_layout
 
@@ -374,7 +375,7 @@ def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> No
     (tmp_path / "workspace/conf").mkdir()
     (tmp_path / "workspace/conf/ec-policies.json").write_text('{"p": 1}\n')
     instruction = "Pick the best policy from ec-policies.json and write it to /app/out.txt."
-    assert shown(TaskPaths.read(instruction, sandbox, "/app").named, sandbox).startswith(
+    assert shown(TaskPaths.read(instruction, sandbox, "/app").named, sandbox, shipped()).startswith(
         "--- /app/conf/ec-policies.json"
     )
     read = execute(
@@ -383,7 +384,7 @@ def test_a_bare_name_is_found_in_a_folder_of_the_workspace(tmp_path: Path) -> No
     assert not read.success and "(the file /app/conf/ec-policies.json has that name)" in read.output
     (tmp_path / "workspace/old").mkdir()
     (tmp_path / "workspace/old/ec-policies.json").write_text("{}\n")
-    assert shown(TaskPaths.read(instruction, sandbox, "/app").named, sandbox) == ""
+    assert shown(TaskPaths.read(instruction, sandbox, "/app").named, sandbox, shipped()) == ""
     again = execute(
         ToolCall(name="read_file", arguments={"path": "ec-policies.json"}), ToolEnv(sandbox)
     )
@@ -483,7 +484,10 @@ def test_text_tools_refuse_a_binary_file(tmp_path: Path) -> None:
     from hillclimber.harness.prompting.shown import shown
     from hillclimber.harness.task_paths import TaskPaths
 
-    assert shown(TaskPaths.read("Query /app/shop.db.", sandbox, "/app").named, sandbox) == ""
+    assert (
+        shown(TaskPaths.read("Query /app/shop.db.", sandbox, "/app").named, sandbox, shipped())
+        == ""
+    )
 
 
 def test_a_path_without_its_leading_slash_means_the_workspace_file(tmp_path: Path) -> None:
@@ -529,7 +533,7 @@ def test_files_the_task_protects_and_names(tmp_path: Path) -> None:
     assert protected_files("Create hello.txt.") == set()
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path))
     (tmp_path / "workspace" / "source.txt").write_text("a\tb\n")
-    blocks = shown(TaskPaths.read(text, sandbox, "/app").named, sandbox)
+    blocks = shown(TaskPaths.read(text, sandbox, "/app").named, sandbox, shipped())
     assert "--- /app/source.txt (1 lines) ---\na\tb" in blocks and "echo.txt" not in blocks
 
 

@@ -12,6 +12,7 @@ from hillclimber.harness.acting.diagnosis import FailureKind, RecoveryTracker
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
 from hillclimber.harness.acting.tools import TOOLS, ToolCall, ToolResult, tool_list
 from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
+from hillclimber.harness.climbing.reasking import Target
 from hillclimber.harness.guards import Guards, Situation, Verdict
 from hillclimber.harness.parsing.outcome import ParseFailure, ParseFailureReason
 from hillclimber.harness.planner import Plan, supervisor_prompt
@@ -19,12 +20,14 @@ from hillclimber.harness.presets import load_harness
 from hillclimber.harness.programs import HEAD_CHARS, MAX_PROGRAM_TOKENS, CodeAsk
 from hillclimber.harness.prompting.budget import PromptBudget
 from hillclimber.harness.prompting.prompters import MicroPrompter, Rules, TurnView
+from hillclimber.harness.prompting.shown import listed, shown
 from hillclimber.harness.prompting.summary import previous_field, summarize
 from hillclimber.harness.prompting.templates import PromptError, load_prompts, shipped
 from hillclimber.harness.recording.events import Verified
 from hillclimber.harness.state import LoopState
 from hillclimber.models.base import Message
 from hillclimber.models.fm import fm_profile
+from hillclimber.sandbox import SandboxKind, create_sandbox, trial_layout
 
 
 def test_the_shipped_templates_are_each_filled_in_by_name() -> None:
@@ -233,6 +236,23 @@ def test_each_step_of_the_history_is_said_in_the_templates(tmp_path: Path) -> No
         previous_field([summarize(1, call, ran)])
         == "Step 1 (run_command): Ran: ls /app (ok, output)"
     )
+
+
+def test_the_files_and_folder_shown_and_a_tool_asked_for_are_in_the_templates(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts/micro.toml").write_text(
+        'file = "== $path, $lines line(s)\\n$text"\nfolder_line = "in $folder: $entries"\n'
+    )
+    (tmp_path / "prompts/feedback.toml").write_text('[climbing]\nuse_on = "[$tool $path]"\n')
+    mine = load_prompts(tmp_path / "prompts")
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path / "trial"))
+    sandbox.write_file("/app/a.txt", b"one\n")
+    assert shown(["/app/a.txt"], sandbox, mine) == "== /app/a.txt, 1 line(s)\none\n"
+    assert listed("/app", sandbox, mine) == "in /app: a.txt"
+    assert Target("edit_file", "/app/a.txt").words(mine) == "[edit_file /app/a.txt]"
+    assert Target("run_command").words(mine) == "(use run_command)"
 
 
 def test_each_guard_rule_says_its_reason_and_suggestion_in_the_templates(tmp_path: Path) -> None:

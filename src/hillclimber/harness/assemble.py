@@ -114,10 +114,10 @@ def assemble(
             else None,
             recovery=RecoveryTracker(rules.prompts) if config.view.error_recovery else None,
             hint=partial(hints.build_hint, task.instruction) if use_hints else None,
-            files=partial(shown, paths.named, ctx.sandbox)
+            files=partial(shown, paths.named, ctx.sandbox, rules.prompts)
             if config.view.mode == "micro" and config.view.show_named_files
             else lambda: "",
-            folder=partial(listed, env.workdir, ctx.sandbox, rules.prompts("micro.folder_empty"))
+            folder=partial(listed, env.workdir, ctx.sandbox, rules.prompts)
             if config.view.mode == "micro" and config.view.show_folder
             else lambda: "",
             seed_fixes=config.planning.seed_fixes,

@@ -125,7 +125,9 @@ class AgentLoop:
     def _seed(self) -> None:
         """Each corrected version the task asks for starts as a copy of its original, made
         by the harness before the first turn and told to the model (`seeding.py`)."""
-        for call, told in seed_calls(self.paths.named, self.env.sandbox, self.answers):
+        for call, told in seed_calls(
+            self.paths.named, self.env.sandbox, self.answers, self.prompts
+        ):
             if self._act(call, "", by="harness").success:
                 self.state.tell(told)
 

@@ -17,6 +17,7 @@ import shlex
 from collections.abc import Sequence
 
 from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import exists, read_text
 
@@ -58,15 +59,15 @@ def _stem(path: str, *, fixed: bool = False) -> str:
 
 
 def seed_calls(
-    named: Sequence[str], sandbox: Sandbox, answers: Sequence[str]
+    named: Sequence[str], sandbox: Sandbox, answers: Sequence[str], say: Prompts
 ) -> list[tuple[ToolCall, str]]:
-    """The copy of each original to its corrected version, and what the model is told of it."""
+    """The copy of each original to its corrected version, and what the model is told of it
+    (`feedback.seeded.copy`)."""
     return [
         (
             ToolCall(name="run_command", arguments={"command": f"cp -- {shlex.quote(original)}"
                                                                 f" {shlex.quote(fixed)}"}),
-            f"{fixed} starts as a copy of {original} (the harness made it): fix it there with"
-            " edit_file.",
+            say("feedback.seeded.copy", fixed=fixed, original=original),
         )
         for original, fixed in corrected_versions(named, sandbox, answers)
     ]  # fmt: skip

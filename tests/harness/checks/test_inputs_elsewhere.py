@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from hillclimber.harness.checks import build_checks
+from hillclimber.harness.prompting.templates import shipped
 from hillclimber.sandbox import Mount, SandboxKind, create_sandbox, trial_layout
 
 INPUTS_ELSEWHERE = [
@@ -58,9 +59,9 @@ def test_the_prompt_shows_the_input_from_the_folder_the_instruction_names(tmp_pa
     (tmp_path / "data/genomics").mkdir(parents=True)
     (tmp_path / "data/genomics/regions_a.bed").write_text("chr1\t1\t5\n")
     sandbox = create_sandbox(SandboxKind.LOCAL, layout)
-    assert shown(TaskPaths.read(INPUTS_ELSEWHERE[0], sandbox, "/app").named, sandbox).startswith(
-        "--- /data/genomics/regions_a.bed (1 lines) ---\nchr1\t1\t5"
-    )
+    assert shown(
+        TaskPaths.read(INPUTS_ELSEWHERE[0], sandbox, "/app").named, sandbox, shipped()
+    ).startswith("--- /data/genomics/regions_a.bed (1 lines) ---\nchr1\t1\t5")
 
 
 def test_a_read_of_the_bare_name_says_where_the_input_is(tmp_path: Path) -> None:

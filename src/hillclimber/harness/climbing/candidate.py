@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hillclimber.harness.acting.tools import ToolCall
+from hillclimber.harness.prompting.templates import Prompts
 
 
 @dataclass
@@ -51,12 +52,18 @@ class Candidate:
     def noun(self) -> str:
         return "test" if self.label == "tests" else "check"
 
-    def line(self) -> str:
-        state = f"{self.label} {self.passing}/{self.total}" if self.success else "failed"
-        removes = f", removes {self.lost} lines" if self.lost else ""
-        how = {"reading": " (another reading)", "plan": " (the plan's step)",
-               "computed": " (a computed answer)"}.get(self.origin, "")  # fmt: skip
-        return f"{self.call.name}{how}: {state}{removes}"
+    def line(self, say: Prompts) -> str:
+        """What was tried and what the checks said of it (`feedback.climbing.candidate`)."""
+        counts = {"label": self.label, "passing": self.passing, "total": self.total}
+        state = say("feedback.climbing.checks", **counts) if self.success else None
+        removes = say("feedback.climbing.removes", lines=self.lost) if self.lost else ""
+        how = say(f"feedback.climbing.{self.origin}") if self.origin in _KINDS else ""
+        return say("feedback.climbing.candidate", tool=self.call.name, how=how,
+                   state=state or say("feedback.climbing.failed"), removes=removes)  # fmt: skip
+
+
+_KINDS = ("reading", "plan", "computed")
+"""The candidates that are not the model's own call, each said apart."""
 
 
 def pick(

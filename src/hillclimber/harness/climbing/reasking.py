@@ -10,6 +10,7 @@ from typing import Any
 from hillclimber.errors import ContextExceeded
 from hillclimber.harness.acting.tools import pinned_schema
 from hillclimber.harness.asking import Asker
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.models.base import CompletionRequest, OutputConstraint
 
 
@@ -21,9 +22,11 @@ class Target:
     tool: str
     path: str | None = None
 
-    def words(self) -> str:
+    def words(self, say: Prompts) -> str:
         """The ask in words, for back ends that cannot constrain the answer."""
-        return f"(use {self.tool} on {self.path})" if self.path else f"(use {self.tool})"
+        if self.path:
+            return say("feedback.climbing.use_on", tool=self.tool, path=self.path)
+        return say("feedback.climbing.use", tool=self.tool)
 
 
 def ask_alternative(
@@ -37,7 +40,9 @@ def ask_alternative(
     else:
         messages = list(request.messages)
         last = messages[-1]
-        messages[-1] = last.model_copy(update={"content": f"{last.content} {target.words()}"})
+        messages[-1] = last.model_copy(
+            update={"content": f"{last.content} {target.words(asker.prompts)}"}
+        )
         update = {"messages": messages}
     try:
         return asker.complete(request.model_copy(update=update), role="candidate", turn=turn)

@@ -225,24 +225,25 @@ class ClimbStep:
             tried, call, answer, tools, own=own, turn=turn, folders=folders, situation=situation
         )
         chosen = pick(tried, passing, own=own, strong_now=self._strong_now(tried, passing, own))
-        self.seen = _printed(tried, chosen, self.asker.prompts)
+        say = self.asker.prompts
+        self.seen = _printed(tried, chosen, say)
         self.applied = chosen.origin if chosen is not None else ""
         self.events.emit(
             CandidatesTried(
                 turn,
                 passing,
                 not own,
-                tuple(CandidateLine(c.call.model_dump(), c.line(), c.origin) for c in tried),
+                tuple(CandidateLine(c.call.model_dump(), c.line(say), c.origin) for c in tried),
                 tried.index(chosen) if chosen is not None else None,
             )
         )
         if chosen is not None or not own:
             return chosen, None
-        return None, self.asker.prompts(
+        return None, say(
             "feedback.climbing.nothing",
             passing=passing,
             noun=tried[0].noun(),
-            tried="; ".join(c.line() for c in tried),
+            tried="; ".join(c.line(say) for c in tried),
         )
 
     def _alternatives(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hillclimber.harness.acting.tools import truncate
+from hillclimber.harness.prompting.templates import Prompts
 from hillclimber.sandbox import Sandbox
 from hillclimber.sandbox.files import folder_entries, read_text
 
@@ -25,7 +26,7 @@ def shown_whole(text: str) -> bool:
     return len(text) <= SHOWN_CHARS and len(text.splitlines()) <= SHOWN_LINES
 
 
-def shown(named: Sequence[str], sandbox: Sandbox, chars: int = SHOWN_CHARS) -> str:
+def shown(named: Sequence[str], sandbox: Sandbox, say: Prompts, chars: int = SHOWN_CHARS) -> str:
     """`--- path (n lines) ---` blocks for the named files that are text files now (at most
     `MAX_FILES`). `named` is `TaskPaths.named`: a bare name is already the file it is, in a
     folder the instruction names when it is not in the working folder."""
@@ -37,11 +38,13 @@ def shown(named: Sequence[str], sandbox: Sandbox, chars: int = SHOWN_CHARS) -> s
         if text is None:
             continue
         cut, meta = truncate(text, max_lines=SHOWN_LINES, max_chars=chars)
-        blocks.append(f"--- {name} ({meta['lines_total']} lines) ---\n{cut}")
+        blocks.append(say("micro.file", path=name, lines=meta["lines_total"], text=cut))
     return "\n".join(blocks)
 
 
-def listed(folder: str, sandbox: Sandbox, empty: str) -> str:
-    """`folder: a.txt, data/, …`, what the working folder holds now (`empty` where nothing)."""
+def listed(folder: str, sandbox: Sandbox, say: Prompts) -> str:
+    """`folder: a.txt, data/, …`, what the working folder holds now (`micro.folder_line`)."""
     count, entries = folder_entries(sandbox, folder)
-    return f"{folder}: {entries if count else empty}"
+    return say(
+        "micro.folder_line", folder=folder, entries=entries if count else say("micro.folder_empty")
+    )
