@@ -15,6 +15,7 @@ from hillclimber.image.build import _failed_step, _instruction_line
 from hillclimber.image.engine import Podman
 from hillclimber.image.placement import (
     Placement,
+    image_needs,
     image_reasons,
     needs_image,
     oracle_blockers,
@@ -193,6 +194,25 @@ def test_what_the_oracle_cannot_do_in_the_tasks_image_is_said_before_a_run(
     assert "pins apt versions of hc-nowhere.invalid/os:1 (hc-tool=1.2-3ubuntu1)" in said
     plain = _variant(tmp_path, "plain", solution="apt-get install -y hc-tool\n")
     assert oracle_blockers(plain, "no podman") == []
+
+
+def test_a_build_that_pins_apt_versions_of_a_stood_in_base_runs_nowhere(tmp_path: Path) -> None:
+    """Its build would fail at that step (no such version in the local base's archive): said
+    before one, and `place` puts it nowhere. A pin of Debian 12's own release is no reason."""
+    pins = _variant(tmp_path, "pins", "RUN apt-get install -y hc-tool=1.2-3ubuntu1\n")
+    dockerfile = pins.environment.dockerfile
+    assert dockerfile is not None
+    text = dockerfile.read_text()
+    assert image_needs(pins, "no podman") == []  # fx-hello's own base: not stood in
+    lines = [
+        ln if not ln.startswith("FROM") else "FROM hc-nowhere.invalid/os:1"
+        for ln in text.splitlines()
+    ]
+    dockerfile.write_text("\n".join(lines) + "\n")
+    assert image_needs(pins, "no podman") == [
+        "the build pins apt versions of hc-nowhere.invalid/os:1 (hc-tool=1.2-3ubuntu1); a local "
+        "debian-12 base stands in for hc-nowhere.invalid/os:1 here"
+    ]
 
 
 def test_a_task_whose_solution_installs_runs_in_its_image_where_images_can_be_built(

@@ -18,11 +18,12 @@ from typing import Literal
 
 from hillclimber.errors import HillclimberError, TaskLoadError
 from hillclimber.image.base import NAME as BASE_NAME
+from hillclimber.image.base import SUITE
 from hillclimber.image.build import TaskImage, build_image
-from hillclimber.image.engine import Podman
+from hillclimber.image.engine import Podman, find_engine
 from hillclimber.image.reach import reachable, registry_of, unreachable, unreachable_downloads
 from hillclimber.setup.dockerfile import parse_dockerfile
-from hillclimber.setup.plan import check_task, solution_analysis, solution_needs
+from hillclimber.setup.plan import check_task, plan_environment, solution_analysis, solution_needs
 from hillclimber.task import Task
 from hillclimber.verify.verifier import verifier_needs
 
@@ -40,12 +41,37 @@ class Placement:
     """`no` because its image was built and the build failed."""
 
 
-def image_needs(task: Task) -> list[str]:
+def image_needs(task: Task, engine: Podman | str | None = None) -> list[str]:
     """Why the task cannot run in its image here whatever is built (empty: it may): a GPU it
-    asks for, a host its Dockerfile downloads from that no build here reaches, or tests that
-    cannot run even there."""
+    asks for, a host its Dockerfile downloads from that no build here reaches, apt versions it
+    pins to a base a local one stands in for, or tests that cannot run even there."""
     gpus = [f"{task.environment.gpus} GPU(s): none here"] if task.environment.gpus else []
-    return gpus + unreachable_downloads(task) + verifier_needs(task, in_image=True)
+    return (
+        gpus
+        + unreachable_downloads(task)
+        + _pinned_build(task, find_engine() if engine is None else engine)
+        + verifier_needs(task, in_image=True)
+    )
+
+
+def _pinned_build(task: Task, engine: Podman | str) -> list[str]:
+    """The build's own apt versions, where a local base stands in for the one they are of: no
+    such build gets them (the oracle's pins are `oracle_blockers`)."""
+    try:
+        pinned = plan_environment(task).pinned if task.environment.dockerfile else []
+    except TaskLoadError:
+        return []
+    base = _declared_base(task)
+    if not pinned or base is None or not _pins_missing(base, engine):
+        return []
+    return [_pins(base, pinned).replace("pins", "the build pins", 1)]
+
+
+def _pins(base: str, pins: list[str]) -> str:
+    return (
+        f"pins apt versions of {base} ({', '.join(dict.fromkeys(pins))}); "
+        f"a local {BASE_NAME} base stands in for {base} here"
+    )
 
 
 def oracle_blockers(task: Task, engine: Podman | str) -> list[str]:
@@ -60,11 +86,8 @@ def oracle_blockers(task: Task, engine: Podman | str) -> list[str]:
     found = {host: f"downloads from {host}, {said} ({need})" for host, need in downloads.items()}
     pins = [need for group, need in analysis.needs if group == "apt" and "=" in need]
     base = _declared_base(task)
-    if pins and base and _stood_in(base, engine):
-        found["pins"] = (
-            f"pins apt versions of {base} ({', '.join(dict.fromkeys(pins))}); "
-            f"a local {BASE_NAME} base stands in for {base} here"
-        )
+    if pins and base and _pins_missing(base, engine):
+        found["pins"] = _pins(base, pins)
     return list(found.values())
 
 
@@ -75,6 +98,14 @@ def _declared_base(task: Task) -> str | None:
         return parse_dockerfile(task.environment.dockerfile).image
     except TaskLoadError:
         return None
+
+
+def _pins_missing(base: str, engine: Podman | str) -> bool:
+    """Whether apt versions of `base` are missing from what a build here installs from: a
+    local base stands in for it, and it is not of the same Debian release (`bookworm`)."""
+    name = base.rsplit("/", 1)[-1]
+    same = SUITE in name or name.startswith(("debian:12", "debian:bookworm"))
+    return not same and _stood_in(base, engine)
 
 
 def _stood_in(image: str, engine: Podman | str) -> bool:
@@ -111,7 +142,7 @@ def place(task: Task, engine: Podman | str, *, build: bool = False) -> Placement
         return Placement("no", tests) if tests else Placement("bwrap")
     if isinstance(engine, str):
         return Placement("no", [*reasons, f"no image can be built: {engine}"])
-    needs = image_needs(task)
+    needs = image_needs(task, engine)
     if needs:
         return Placement("no", needs)
     if not build:

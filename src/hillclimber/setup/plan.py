@@ -107,6 +107,9 @@ class EnvironmentPlan:
     satisfied: list[str] = field(default_factory=list)
     """Install steps skipped because what they install is already here, and other skips."""
     image: str | None = None
+    pinned: list[str] = field(default_factory=list)
+    """The apt packages the build installs at a version it names (`pkg=1.2-3`): versions of
+    the distribution its base image is."""
 
     @property
     def runnable(self) -> bool:
@@ -321,6 +324,7 @@ def plan_environment(task: Task) -> EnvironmentPlan:
         needs += analysis.needs
         _take(plan, analysis, RunStep(command, APP, origin))
     plan.needs = render_needs(needs)
+    plan.pinned = [need for group, need in needs if group == "apt" and "=" in need]
     return plan
 
 
