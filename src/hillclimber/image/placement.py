@@ -64,7 +64,7 @@ def _pinned_build(task: Task, engine: Podman | str) -> list[str]:
     base = _declared_base(task)
     if not pinned or base is None or not _pins_missing(base, engine):
         return []
-    return [_pins(base, pinned).replace("pins", "the build pins", 1)]
+    return [f"the build {_pins(base, pinned)}"]
 
 
 def _pins(base: str, pins: list[str]) -> str:
