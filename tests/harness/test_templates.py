@@ -4,6 +4,7 @@ and every prompt, rendered at its largest, still fits the smallest window (Apple
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from hillclimber.harness.acting.diagnosis import FailureKind, RecoveryTracker
 from hillclimber.harness.acting.probe import COMMON_COMMANDS, COMMON_MODULES, availability_note
 from hillclimber.harness.acting.tools import TOOLS, ToolCall, ToolResult, tool_list
+from hillclimber.harness.checks import build_checks
 from hillclimber.harness.checks.propose import INSTRUCTION_CHARS, MAX_CHECKS
 from hillclimber.harness.climbing.reasking import Target
 from hillclimber.harness.guards import Guards, Situation, Verdict
@@ -298,3 +300,25 @@ def test_a_template_may_leave_out_what_it_is_offered(tmp_path: Path) -> None:
     failure = ParseFailure(ParseFailureReason.NO_VALID_FORMAT, "the answer was empty")
     said = failure.feedback(tool_list(["task_complete"]), load_prompts(tmp_path))
     assert said.startswith("Not a call. Answer with exactly ONE tool call")
+
+
+def test_what_each_check_looks_at_and_why_it_failed_are_in_the_templates(tmp_path: Path) -> None:
+    (tmp_path / "checks.toml").write_text(
+        '[check]\nexists = "$path must be there"\njson_keys = "$path: JSON with $keys"\n'
+        '[failed]\nno_file = "it is missing"\njson_kind = "$where: $found (wanted $wanted)"\n'
+        '[value]\ntop = "$$$path"\nnumber = "number"\n'
+    )
+    mine = load_prompts(tmp_path)
+    sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path / "trial"))
+    instruction = 'Write /app/out.json like this:\n```json\n{"total": 3}\n```'
+    built = build_checks(instruction, sandbox, prompts=mine)
+    shipped_names = {check.name for check in built.checks}  # a check's name: the shipped words
+    assert "/app/out.json exists and is not empty" in shipped_names
+    assert "/app/out.json must be there: it is missing" in built.evaluate().digest
+    sandbox.write_file("/app/out.json", b'{"total": "three"}')
+    assert "/app/out.json: JSON with total: $.total: a string (wanted number)" in (
+        built.evaluate().digest
+    )
+    as_shipped = replace(built, prompts=shipped()).evaluate().digest
+    assert "/app/out.json has the form of the JSON example (keys total): the top.total is a " \
+        "string, not a number" in as_shipped  # fmt: skip

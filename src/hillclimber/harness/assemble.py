@@ -250,6 +250,7 @@ def _checks(
         propose=proposer,
         remaining=ctx.remaining,
         where=paths.where,
+        prompts=prompts,
     )
     events.emit(
         ChecksMade(

@@ -23,6 +23,7 @@ from hillclimber.harness.checks.base import (
     Outcome,
     describe,
     digest,
+    said,
     strongest,
 )
 from hillclimber.harness.checks.extract import extract
@@ -30,6 +31,7 @@ from hillclimber.harness.checks.kinds import CommandSucceeds
 from hillclimber.harness.checks.propose import ModelProposer
 from hillclimber.harness.instruction import Where
 from hillclimber.harness.prompting.summary import first_lines
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox import APP, Sandbox
 from hillclimber.sandbox.files import read_bytes
 from hillclimber.sandbox.workspace import fits, restored
@@ -47,6 +49,8 @@ class AcceptanceChecks:
     context: CheckContext
     dropped: list[tuple[str, str]] = field(default_factory=list)
     """(check name, why it was not kept)."""
+    prompts: Prompts = field(default_factory=shipped)
+    """The templates the checks' words are shown in (`checks.toml`)."""
 
     @property
     def usable(self) -> bool:
@@ -73,9 +77,7 @@ class AcceptanceChecks:
     def evaluate(self) -> Evaluation:
         start = time.monotonic()
         results = self.results()
-        failing = [
-            f"{c.name}: {o.detail}" if o.detail else c.name for c, o in results if not o.passed
-        ]
+        failing = [self._failure(c, o) for c, o in results if not o.passed]
         strength = self.strength
         weak_pass = not failing and strength != "value"
         weak = [o.passed for c, o in results if c.strength == "weak"]
@@ -94,6 +96,10 @@ class AcceptanceChecks:
             value_passing=sum(values),
             failing=[c.name for c, o in results if not o.passed],
         )
+
+    def _failure(self, check: Check, outcome: Outcome) -> str:
+        name = check.words.text(self.prompts)
+        return f"{name}: {outcome.why.text(self.prompts)}" if outcome.why else name
 
     def evidence(self, lines: int = 12, chars: int = 600) -> str:
         """What the weak goal checks look at, as it is now: the first lines of each file, for
@@ -119,15 +125,11 @@ def _results(checks: Sequence[Check], ctx: CheckContext) -> list[tuple[Check, Ou
     return [(check, outcomes[id(check)]) for check in checks]
 
 
-def _failure(check: Check, outcome: Outcome) -> str:
-    return f"{check.name}: {outcome.detail}" if outcome.detail else check.name
-
-
 def _run(check: Check, ctx: CheckContext) -> Outcome:
     try:
         return check.run(ctx)
     except OSError as err:
-        return Outcome(False, f"{type(err).__name__}: {err}")
+        return Outcome(False, said("failed.os_error", kind=type(err).__name__, error=err))
 
 
 Proposer = Callable[[str, Sandbox, str], Sequence[Check]]
@@ -142,9 +144,11 @@ def build_checks(
     propose: Proposer | None = None,
     remaining: Callable[[], float] = lambda: float("inf"),
     where: Where | None = None,
+    prompts: Prompts | None = None,
 ) -> AcceptanceChecks:
     """The checks for `instruction`, from the workspace as it is now (before any action);
-    `where`: the bare names found outside the working folder, if already looked up."""
+    `where`: the bare names found outside the working folder, if already looked up; `prompts`:
+    the templates their words are shown in (the shipped ones if None)."""
     found = extract(instruction, sandbox, workdir, where)
     if propose is not None:
         found = [*found, *propose(instruction, sandbox, workdir)]
@@ -167,7 +171,7 @@ def build_checks(
             dropped.append((check.name, "fails before any work"))
         else:
             kept.append(check)
-    return AcceptanceChecks(tuple(kept), context, dropped)
+    return AcceptanceChecks(tuple(kept), context, dropped, prompts or shipped())
 
 
 def _paths(check: Check) -> list[str]:

@@ -26,6 +26,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol, TypeVar
 
+from hillclimber.harness.prompting.templates import Prompts, shipped
 from hillclimber.sandbox import Sandbox
 from hillclimber.verify.verifier import STRENGTHS, Strength
 
@@ -33,11 +34,45 @@ Origin = Literal["extracted", "proposed"]
 
 
 @dataclass(frozen=True)
+class Said:
+    """What a check says to the model (what it looks at, why it failed): a text of the
+    `checks.toml` templates by its key, and the values that fill it in (a value may be words of
+    its own). Put in words by the trial's templates where the model is shown them
+    (`AcceptanceChecks.evaluate`), by the shipped ones in a check's `name` and in records."""
+
+    key: str
+    fields: tuple[tuple[str, object], ...] = ()
+
+    def text(self, prompts: Prompts | None = None) -> str:
+        words = prompts or shipped()
+        return words(f"checks.{self.key}", **{k: _text(v, words) for k, v in self.fields})
+
+
+def _text(value: object, prompts: Prompts) -> object:
+    """A value as it fills a template in: words in words, several words one after another."""
+    if isinstance(value, Said):
+        return value.text(prompts)
+    if isinstance(value, tuple) and all(isinstance(each, Said) for each in value):
+        return "".join(each.text(prompts) for each in value)
+    return value
+
+
+def said(key: str, **fields: object) -> Said:
+    """`checks.<key>` with `fields`: `said("failed.printed", printed="'3'")`."""
+    return Said(key, tuple(fields.items()))
+
+
+@dataclass(frozen=True)
 class Outcome:
     passed: bool
-    detail: str = ""
+    why: Said | None = None
     """Why it failed, in a few words (shown to the model)."""
     timed_out: bool = False
+
+    @property
+    def detail(self) -> str:
+        """Why it failed, in the shipped words ("" when nothing is said)."""
+        return self.why.text() if self.why else ""
 
 
 @dataclass
@@ -56,8 +91,13 @@ class CheckContext:
 
 class Check(Protocol):
     @property
-    def name(self) -> str:
+    def words(self) -> Said:
         """What the model sees: `/app/hello.txt exists and is not empty`."""
+        ...
+
+    @property
+    def name(self) -> str:
+        """Its words as shipped: the check's identity in the trial and in records."""
         ...
 
     @property

@@ -10,7 +10,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from hillclimber.harness.checks.base import Check, CheckContext, Outcome
+from hillclimber.harness.checks.base import Check, CheckContext, Outcome, Said, said
 from hillclimber.harness.checks.borrowed import example_values, from_the_data, unheld
 from hillclimber.harness.checks.kinds import FileCheck, FileHasText, holds
 from hillclimber.harness.checks.shape import examples, prose
@@ -55,8 +55,8 @@ class FileNotACopy(FileCheck):
     not known)."""
 
     @property
-    def name(self) -> str:
-        return f"{self.path} is not a copy of an input or of the instruction's example"
+    def words(self) -> Said:
+        return said("check.not_a_copy", path=self.path)
 
     def run(self, ctx: CheckContext) -> Outcome:
         text = read_text(ctx.sandbox, self.path)
@@ -67,12 +67,11 @@ class FileNotACopy(FileCheck):
         if not copied:
             taken = next((value for value in self.borrowed if holds(text, value)), None)
             if taken is not None:
-                return Outcome(False, f"it holds {taken!r} of {EXAMPLE}, which no input holds:"
-                               " work out the real values")  # fmt: skip
+                return Outcome(False, said("failed.example_value", value=repr(taken)))
             return self._made_up(text)
         if copied == EXAMPLE:
-            return Outcome(False, f"it holds {EXAMPLE} as it is: work out the real values")
-        return Outcome(False, f"it holds what {copied} holds")
+            return Outcome(False, said("failed.the_example"))
+        return Outcome(False, said("failed.copy_of", source=copied))
 
     def _made_up(self, text: str) -> Outcome:
         """Fails a value made by counting that nothing the task gave holds (the 1.5B wrote
@@ -82,8 +81,7 @@ class FileNotACopy(FileCheck):
         made = next((t for t in counted(text) if t not in self.held_counts), None)
         if made is None:
             return Outcome(True)
-        return Outcome(False, f"it holds {made!r}, a value made by counting that no input"
-                       " holds: work out the real value")  # fmt: skip
+        return Outcome(False, said("failed.counted", value=repr(made)))
 
 
 _COPYING = re.compile(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from hillclimber.harness.checks.base import Outcome
+from hillclimber.harness.checks.base import Outcome, Said, said
 from hillclimber.harness.checks.kinds import TextCheck
 
 
@@ -19,20 +19,20 @@ class FileLacks(TextCheck):
     becomes: str = field(default="", kw_only=True)
 
     @property
-    def name(self) -> str:
-        return f"{self.path} no longer holds {self.text!r}"
+    def words(self) -> Said:
+        return said("check.lacks", path=self.path, text=repr(self.text))
 
     def judge(self, text: str) -> Outcome:
         word = _word(self.text)
         left = [line.strip() for line in text.splitlines() if word.search(line)]
         if not left:
             return Outcome(True)
-        detail = f"still in {left[0][:60]!r}"
+        line = repr(left[0][:60])
         if self.becomes and len(left[0]) <= 200:
-            detail += (
-                f"; with {self.becomes!r} for it: {word.sub(lambda _: self.becomes, left[0])!r}"
-            )
-        return Outcome(False, detail)
+            fixed = repr(word.sub(lambda _: self.becomes, left[0]))
+            return Outcome(False, said("failed.still_becomes", line=line,
+                                       becomes=repr(self.becomes), fixed=fixed))  # fmt: skip
+        return Outcome(False, said("failed.still", line=line))
 
 
 @dataclass(frozen=True)
@@ -47,19 +47,19 @@ class FileOnlyReplaced(TextCheck):
     goal: bool = field(default=False, kw_only=True)
 
     @property
-    def name(self) -> str:
-        return f"{self.path} differs from its start only where {self.old!r} became {self.new!r}"
+    def words(self) -> Said:
+        return said("check.only_replaced", path=self.path, old=repr(self.old), new=repr(self.new))
 
     def judge(self, text: str) -> Outcome:
         now, was = text.splitlines(), self.before.splitlines()
         if len(now) != len(was):
-            return Outcome(False, f"{len(now)} lines, not {len(was)}")
+            return Outcome(False, said("failed.line_total", now=len(now), was=len(was)))
         word = _word(self.old)
         either = f"(?:{re.escape(self.old)}|{re.escape(self.new)})"
         for line, old_line in zip(now, was, strict=True):
             pieces = map(re.escape, word.split(old_line))
             if line != old_line and not re.fullmatch(either.join(pieces), line):
-                return Outcome(False, f"another change: {line.strip()[:60]!r}")
+                return Outcome(False, said("failed.another_change", line=repr(line.strip()[:60])))
         return Outcome(True)
 
 

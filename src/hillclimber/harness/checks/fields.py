@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Outcome
+from hillclimber.harness.checks.base import Outcome, Said, said
 from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.stand_ins import stand_in
 from hillclimber.verify.verifier import Strength
@@ -117,9 +117,12 @@ class FileHasFields(TextCheck):
     offered: Choices = ()
 
     @property
-    def name(self) -> str:
-        chosen = "".join(f"; {label} one of {', '.join(words)}" for label, words in self.offered)
-        return f"{self.path} has a line for each of {' '.join(self.labels)}{chosen}"
+    def words(self) -> Said:
+        choices = tuple(
+            said("check.field_choice", label=label, words=", ".join(words))
+            for label, words in self.offered
+        )
+        return said("check.fields", path=self.path, labels=" ".join(self.labels), choices=choices)
 
     def judge(self, text: str) -> Outcome:
         values: dict[str, str] = {}
@@ -129,7 +132,7 @@ class FileHasFields(TextCheck):
                 values.setdefault(found[0] + found[1], found[2])
         missing = [label for label in self.labels if label not in values]
         if missing:
-            return Outcome(False, f"no line {' '.join(missing)[:80]}")
+            return Outcome(False, said("failed.no_field", labels=" ".join(missing)[:80]))
         offered = {w.lower() for _, words in self.offered for w in words}  # `TODO` offered is one
         empty = [
             label
@@ -137,9 +140,11 @@ class FileHasFields(TextCheck):
             if _placeholder(values[label]) and values[label].lower() not in offered
         ]
         if empty:
-            return Outcome(False, f"{empty[0]} holds a placeholder")
+            return Outcome(False, said("failed.field_placeholder", label=empty[0]))
         for label, words in self.offered:
             held = values.get(label, "")
             if label in values and held.lower() not in {w.lower() for w in words}:
-                return Outcome(False, f"{label} holds {held[:40]!r}, not one of {', '.join(words)}")
-        return Outcome(True, "")
+                wrong = said("failed.field_choice", label=label, held=repr(held[:40]),
+                             words=", ".join(words))  # fmt: skip
+                return Outcome(False, wrong)
+        return Outcome(True)

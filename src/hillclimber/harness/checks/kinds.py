@@ -20,7 +20,9 @@ from hillclimber.harness.checks.base import (
     CheckContext,
     Origin,
     Outcome,
+    Said,
     digest,
+    said,
 )
 from hillclimber.harness.checks.stand_ins import only_stand_ins, tool_said
 from hillclimber.sandbox import APP, run_within
@@ -41,8 +43,16 @@ class FileCheck:
     strength: ClassVar[Strength] = "weak"
     """Weak unless the kind says otherwise: a file there, parsing or changed can hold anything."""
 
+    @property
+    def words(self) -> Said:
+        raise NotImplementedError
 
-NO_TEXT = "no such text file"
+    @property
+    def name(self) -> str:
+        return self.words.text()
+
+
+NO_TEXT = said("failed.no_text")
 
 
 @dataclass(frozen=True)
@@ -66,22 +76,22 @@ class FileExists(FileCheck):
     told: tuple[str, ...] = field(default=(), kw_only=True)
 
     @property
-    def name(self) -> str:
-        return f"{self.path} exists and is not empty"
+    def words(self) -> Said:
+        return said("check.exists", path=self.path)
 
     def run(self, ctx: CheckContext) -> Outcome:
         data = read_bytes(ctx.sandbox, self.path)
         if data is None:
-            return Outcome(False, "no such file")
+            return Outcome(False, said("failed.no_file"))
         if not data.strip():
-            return Outcome(False, "it is empty")
+            return Outcome(False, said("failed.empty"))
         text = data[:4096].decode(errors="replace")
-        if (said := tool_said(text)) is not None:
-            return Outcome(False, f"it holds {said[:50]!r}, what a tool said, not the answer")
+        if (told := tool_said(text)) is not None:
+            return Outcome(False, said("failed.tool_said", said=repr(told[:50])))
         markup = posixpath.splitext(self.path)[1].lower() in _MARKUP  # `<root/>` is XML
         held = only_stand_ins(text, self.told) if len(data) < 4096 and not markup else None
         if held is not None:
-            return Outcome(False, f"it holds only {held[:40]!r}, which stands in for the answer")
+            return Outcome(False, said("failed.stand_in", held=repr(held[:40])))
         return Outcome(True)
 
 
@@ -91,14 +101,14 @@ _MARKUP = (".xml", ".html", ".htm", ".xhtml", ".svg")
 @dataclass(frozen=True)
 class FileChanged(FileCheck):
     @property
-    def name(self) -> str:
-        return f"{self.path} is changed"
+    def words(self) -> Said:
+        return said("check.changed", path=self.path)
 
     def run(self, ctx: CheckContext) -> Outcome:
         data = read_bytes(ctx.sandbox, self.path)
         if data is None:
-            return Outcome(False, "no such file")
-        return Outcome(digest(data) != ctx.start.get(self.path), "it is as it was")
+            return Outcome(False, said("failed.no_file"))
+        return Outcome(digest(data) != ctx.start.get(self.path), said("failed.as_it_was"))
 
 
 @dataclass(frozen=True)
@@ -106,12 +116,12 @@ class FileUnchanged(FileCheck):
     goal: bool = field(default=False, kw_only=True)
 
     @property
-    def name(self) -> str:
-        return f"{self.path} is left as it was"
+    def words(self) -> Said:
+        return said("check.unchanged", path=self.path)
 
     def run(self, ctx: CheckContext) -> Outcome:
         now = digest(read_bytes(ctx.sandbox, self.path))
-        return Outcome(now == ctx.start.get(self.path), "it was changed")
+        return Outcome(now == ctx.start.get(self.path), said("failed.changed"))
 
 
 def holds(text: str, value: str) -> bool:
@@ -130,10 +140,10 @@ class FileHasText(TextCheck):
     only: bool = False
 
     @property
-    def name(self) -> str:
+    def words(self) -> Said:
         shown = self.text if len(self.text) <= 40 else self.text[:39] + "…"
-        what = "the lines" if "\n" in self.text else "the line"
-        return f"{self.path} has {'only ' if self.only else ''}{what} {shown!r}"
+        key = ("only_" if self.only else "") + ("lines" if "\n" in self.text else "line")
+        return said(f"check.{key}", path=self.path, text=repr(shown))
 
     def judge(self, text: str) -> Outcome:
         lines = [line.rstrip("\r") for line in text.splitlines()]
@@ -146,25 +156,25 @@ class FileHasText(TextCheck):
             return Outcome(False, _differs(held, wanted, blank + 1))
         found = any(lines[i : i + len(wanted)] == wanted for i in range(len(lines)))
         if found or not wanted:
-            return Outcome(found, "not there")
+            return Outcome(found, said("failed.not_there"))
         starts = [i for i, line in enumerate(lines) if line == wanted[0]]
         if not starts:
-            return Outcome(False, f"no line is exactly {_whole(wanted[0])}")
+            return Outcome(False, said("failed.no_line_exactly", line=_whole(wanted[0])))
         start = starts[0]
         return Outcome(False, _differs(lines[start : start + len(wanted)], wanted, start + 1))
 
 
-def _differs(held: list[str], wanted: list[str], first: int = 1) -> str:
+def _differs(held: list[str], wanted: list[str], first: int = 1) -> Said:
     """Where `held` (the file's lines from line `first`) first is not `wanted`, both lines
     shown whole: the check's name clips the text, and the 0.5B wrote the clipped text, `…`
     and all, into the file."""
     for number, (have, want) in enumerate(zip(held, wanted, strict=False), first):
         if have != want:
-            return f"line {number} is {_whole(have)} where it should be {_whole(want)}"
+            return said("failed.line_is", number=number, have=_whole(have), want=_whole(want))
     if len(held) < len(wanted):
         end = first + len(held) - 1
-        return f"it ends at line {end}, where line {end + 1} should be {_whole(wanted[len(held)])}"
-    return f"it has more after line {first + len(wanted) - 1}: {_whole(held[len(wanted)])}"
+        return said("failed.ends_at", end=end, next=end + 1, want=_whole(wanted[len(held)]))
+    return said("failed.more_after", line=first + len(wanted) - 1, more=_whole(held[len(wanted)]))
 
 
 def _whole(line: str, limit: int = 200) -> str:
@@ -190,11 +200,11 @@ class FileContains(TextCheck):
     text: str
 
     @property
-    def name(self) -> str:
-        return f"{self.path} contains {self.text!r}"
+    def words(self) -> Said:
+        return said("check.contains", path=self.path, text=repr(self.text))
 
     def judge(self, text: str) -> Outcome:
-        return Outcome(self.text in text, "not there")
+        return Outcome(self.text in text, said("failed.not_there"))
 
 
 Format = Literal["json", "csv", "toml", "yaml"]
@@ -205,29 +215,36 @@ class FileParses(TextCheck):
     format: Format
 
     @property
-    def name(self) -> str:
-        return f"{self.path} is valid {self.format.upper()}"
+    def words(self) -> Said:
+        return said("check.parses", path=self.path, format=self.format.upper())
 
     def judge(self, text: str) -> Outcome:
         if not text.strip():
-            return Outcome(False, "it is empty")
+            return Outcome(False, said("failed.empty"))
         try:
             _PARSERS[self.format](text)
+        except _Unfit as unfit:
+            return Outcome(False, said("failed.no_parse", error=said(f"failed.{unfit.args[0]}")))
         except Exception as err:  # any parser's error means the same here
-            return Outcome(False, f"does not parse: {str(err).splitlines()[0][:80]}")
+            error = str(err).splitlines()[0][:80]
+            return Outcome(False, said("failed.no_parse", error=error))
         return Outcome(True)
+
+
+class _Unfit(ValueError):
+    """It parses, yet holds none of the data asked for: the key of the words saying why."""
 
 
 def _csv(text: str) -> None:
     rows = list(csv.reader(text.splitlines()))
     if not rows or len({len(row) for row in rows if row}) > 1:
-        raise ValueError("rows have different numbers of fields")
+        raise _Unfit("csv_widths")
 
 
 def _json(text: str) -> None:
     data = json.loads(text)
     if data is None or isinstance(data, str):
-        raise ValueError("it holds only null or one string, no JSON data")
+        raise _Unfit("json_no_data")
 
 
 def _yaml(text: str) -> None:
@@ -235,7 +252,7 @@ def _yaml(text: str) -> None:
     valid YAML too ("Your corrected playbook content here"), and never the file asked for."""
     documents = [d for d in yaml.safe_load_all(text) if d is not None]
     if not documents or not all(isinstance(d, dict | list) for d in documents):
-        raise ValueError("it holds no YAML mapping or list, only plain text")
+        raise _Unfit("yaml_plain")
 
 
 _PARSERS: dict[str, Callable[[str], object]] = {
@@ -251,12 +268,12 @@ class FileExecutable(FileCheck):
     """The file may be run as a program (a script the instruction calls executable)."""
 
     @property
-    def name(self) -> str:
-        return f"{self.path} is executable"
+    def words(self) -> Said:
+        return said("check.executable", path=self.path)
 
     def run(self, ctx: CheckContext) -> Outcome:
         found = ctx.sandbox.run(f"test -x {shlex.quote(self.path)}", timeout=10)
-        return Outcome(found.ok, "not executable (chmod +x)")
+        return Outcome(found.ok, said("failed.not_executable"))
 
 
 @dataclass(frozen=True)
@@ -276,9 +293,14 @@ class CommandSucceeds:
         return "weak" if self.output is None else "value"
 
     @property
+    def words(self) -> Said:
+        if self.output:
+            return said("check.command_prints", command=self.command, output=repr(self.output))
+        return said("check.command", command=self.command)
+
+    @property
     def name(self) -> str:
-        said = f" and prints {self.output!r}" if self.output else ""
-        return f"`{self.command}` succeeds{said}"
+        return self.words.text()
 
     def run(self, ctx: CheckContext) -> Outcome:
         result = run_within(  # a check only looks: what it starts ends with it
@@ -290,10 +312,11 @@ class CommandSucceeds:
             linger=False,
         )
         if result.timed_out:
-            return Outcome(False, "timed out", timed_out=True)
+            return Outcome(False, said("failed.timed_out"), timed_out=True)
         if result.exit_code != 0:
             last = result.output.strip().splitlines()[-1:] or [""]
-            return Outcome(False, f"exit code {result.exit_code}: {last[0][:80]}")
+            wrong = said("failed.exit_code", code=result.exit_code, last=last[0][:80])
+            return Outcome(False, wrong)
         if self.output and self.output not in result.stdout:
-            return Outcome(False, f"printed {result.stdout.strip()[:60]!r}")
+            return Outcome(False, said("failed.printed", printed=repr(result.stdout.strip()[:60])))
         return Outcome(True)

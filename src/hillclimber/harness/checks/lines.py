@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Outcome
+from hillclimber.harness.checks.base import Outcome, Said, said
 from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.verify.verifier import Strength
 
@@ -25,13 +25,14 @@ class FileLineCount(TextCheck):
     lines: int
 
     @property
-    def name(self) -> str:
-        return f"{self.path} has exactly {self.lines} line{'s' if self.lines > 1 else ''}"
+    def words(self) -> Said:
+        key = "check.line_count" if self.lines > 1 else "check.line_count_one"
+        return said(key, path=self.path, lines=self.lines)
 
     def judge(self, text: str) -> Outcome:
         count = sum(1 for line in text.splitlines() if line.strip())
         every = len(text.splitlines())  # a line may be empty where the instruction allows it
-        return Outcome(self.lines in (count, every), f"it has {count}")
+        return Outcome(self.lines in (count, every), said("failed.has_count", count=count))
 
 
 # -- tables and lines of one shape ------------------------------------------------------------
@@ -64,16 +65,18 @@ class FileHasHeader(TextCheck):
     header: tuple[str, ...]
 
     @property
-    def name(self) -> str:
-        return f"{self.path} has the header {','.join(self.header)}"
+    def words(self) -> Said:
+        return said("check.header", path=self.path, header=",".join(self.header))
 
     def judge(self, text: str) -> Outcome:
         rows = [row for row in csv.reader(io.StringIO(text)) if row]
         if not rows or tuple(name.strip() for name in rows[0]) != self.header:
-            return Outcome(False, f"its first row is {','.join(rows[0])[:60] if rows else ''!r}")
+            first = repr(",".join(rows[0])[:60] if rows else "")
+            return Outcome(False, said("failed.first_row", row=first))
         narrow = next((i for i, row in enumerate(rows) if len(row) != len(self.header)), None)
-        wrong = f"row {narrow + 1} has {len(rows[narrow])} fields" if narrow is not None else ""
-        return Outcome(not wrong, wrong)
+        if narrow is None:
+            return Outcome(True)
+        return Outcome(False, said("failed.row_width", row=narrow + 1, fields=len(rows[narrow])))
 
 
 _TOKEN = re.compile(
@@ -132,17 +135,19 @@ class FileLinesLike(TextCheck):
     example's lines."""
 
     @property
-    def name(self) -> str:
-        return f"{self.path} has lines " + (
-            f"like `{self.form}`" if self.form else "of the example's form"
-        )
+    def words(self) -> Said:
+        if self.form:
+            return said("check.lines_like", path=self.path, form=self.form)
+        return said("check.lines_like_example", path=self.path)
 
     def judge(self, text: str) -> Outcome:
         lines = [line.strip() for line in text.splitlines() if line.strip()]
         wrong = next((line for line in lines if not re.fullmatch(self.shape, line)), None)
-        like = f"`{self.form}`" if self.form else "the example's"
-        detail = f"the line {wrong[:60]!r} is not like {like}" if wrong else ""
-        return Outcome(wrong is None, detail)
+        if wrong is None:
+            return Outcome(True)
+        if self.form:
+            return Outcome(False, said("failed.unlike", line=repr(wrong[:60]), form=self.form))
+        return Outcome(False, said("failed.unlike_example", line=repr(wrong[:60])))
 
 
 _PLACEHOLDER = re.compile(r"<([^<>\n]{1,40})>|\b([A-Za-z_]\w*)\b")
@@ -191,8 +196,8 @@ def _fields(line: str, delimiter: str) -> list[str]:
     return next(csv.reader([line], delimiter=delimiter, skipinitialspace=True), [])
 
 
-def _mark(delimiter: str) -> str:
-    return "tab" if delimiter == "\t" else f"'{delimiter}'"
+def _mark(delimiter: str) -> Said | str:
+    return said("value.tab") if delimiter == "\t" else f"'{delimiter}'"
 
 
 @dataclass(frozen=True)
@@ -205,15 +210,17 @@ class FileLinesDelimited(TextCheck):
     fields: int
 
     @property
-    def name(self) -> str:
-        return f"{self.path} has lines of {self.fields} fields separated by {_mark(self.delimiter)}"
+    def words(self) -> Said:
+        mark = _mark(self.delimiter)
+        return said("check.delimited", path=self.path, fields=self.fields, mark=mark)
 
     def judge(self, text: str) -> Outcome:
         for line in _lines(text):
             found = len(_fields(line, self.delimiter))
             if found != self.fields:
-                detail = f"{found} fields at {_mark(self.delimiter)}, not {self.fields}"
-                return Outcome(False, f"the line {line[:60]!r} has {detail}")
+                wrong = said("failed.line_fields", line=repr(line[:60]), found=found,
+                             mark=_mark(self.delimiter), fields=self.fields)  # fmt: skip
+                return Outcome(False, wrong)
         return Outcome(True)
 
 
@@ -228,13 +235,13 @@ class FileLinesSorted(TextCheck):
     strength: ClassVar[Strength] = "form"
 
     @property
-    def name(self) -> str:
-        return f"{self.path} has its lines sorted alphabetically"
+    def words(self) -> Said:
+        return said("check.sorted_lines", path=self.path)
 
     def judge(self, text: str) -> Outcome:
         lines = _lines(text)
         ordered = lines in (sorted(lines), sorted(lines, key=str.lower))
-        return Outcome(ordered, "" if ordered else "its lines are not in alphabetical order")
+        return Outcome(ordered, said("failed.unsorted"))
 
 
 @dataclass(frozen=True)
@@ -244,10 +251,12 @@ class FileLinesUnique(TextCheck):
     strength: ClassVar[Strength] = "form"
 
     @property
-    def name(self) -> str:
-        return f"{self.path} has no line twice"
+    def words(self) -> Said:
+        return said("check.unique_lines", path=self.path)
 
     def judge(self, text: str) -> Outcome:
         counts = Counter(_lines(text))
         twice = next((line for line, n in counts.items() if n > 1), None)
-        return Outcome(twice is None, f"{twice[:60]!r} is there twice" if twice else "")
+        if twice is None:
+            return Outcome(True)
+        return Outcome(False, said("failed.twice", line=repr(twice[:60])))

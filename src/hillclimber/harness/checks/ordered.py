@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Check, Outcome
+from hillclimber.harness.checks.base import Check, Outcome, Said, said
 from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.scope import said_of
 from hillclimber.harness.checks.stated import OTHER_ORDER, SORTED
@@ -37,9 +37,10 @@ class ListsSorted(TextCheck):
     field: str = ""
 
     @property
-    def name(self) -> str:
-        where = f"its {self.field} list" if self.field else "each of its lists"
-        return f"{self.path} has {where} sorted"
+    def words(self) -> Said:
+        if self.field:
+            return said("check.list_sorted", path=self.path, field=self.field)
+        return said("check.lists_sorted", path=self.path)
 
     def judge(self, text: str) -> Outcome:
         try:
@@ -52,8 +53,9 @@ class ListsSorted(TextCheck):
             if not _in_order(items):
                 shown = json.dumps(items)
                 shown = shown if len(shown) <= 80 else shown[:79] + "…"
-                name = f"its {key} list" if key else "a list"
-                return Outcome(False, f"{name} is not in ascending order: {shown}")
+                if key:
+                    return Outcome(False, said("failed.list_unsorted", field=key, shown=shown))
+                return Outcome(False, said("failed.a_list_unsorted", shown=shown))
         return Outcome(True)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Check, Outcome
+from hillclimber.harness.checks.base import Check, Outcome, Said, said
 from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.scope import said_of
 from hillclimber.harness.checks.text import Sentence
@@ -44,10 +44,10 @@ class NumbersRounded(TextCheck):
     field: str = ""
 
     @property
-    def name(self) -> str:
-        where = f"its {self.field} values" if self.field else "its numbers"
-        places = f"{self.places} decimal place{'' if self.places == 1 else 's'}"
-        return f"{self.path} has {where} rounded to {places}"
+    def words(self) -> Said:
+        key = "check.rounded" + ("_field" if self.field else "")
+        key += "_one" if self.places == 1 else ""
+        return said(key, path=self.path, field=self.field, places=self.places)
 
     def judge(self, text: str) -> Outcome:
         numbers = _json_numbers(text, self.field)
@@ -56,8 +56,10 @@ class NumbersRounded(TextCheck):
                 continue  # 1.5e-05: no decimal places to count
             decimals = len(number.partition(".")[2])
             if decimals > self.places:
-                return Outcome(False, f"{number} has {decimals} decimals, not {self.places}")
-        return Outcome(True, "")
+                places = self.places
+                return Outcome(False, said("failed.decimals", number=number, decimals=decimals,
+                                           places=places))  # fmt: skip
+        return Outcome(True)
 
 
 class _Written(str):

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import ClassVar
 
-from hillclimber.harness.checks.base import Check, Outcome
+from hillclimber.harness.checks.base import Check, Outcome, Said, said
 from hillclimber.harness.checks.fields import FileHasFields, choices, fields
 from hillclimber.harness.checks.kinds import TextCheck
 from hillclimber.harness.checks.lines import (
@@ -239,17 +239,27 @@ def _json_example(block: str) -> dict[str, object] | list[object] | None:
 
 
 def _kind(value: object) -> str:
+    """The kind of a JSON value, as the key of its words (`checks.value.number`)."""
     if value is None:
         return "null"
     if value == WANTED:
-        return "any value"  # a list of it and of strings is of no one kind
+        return "any"  # a list of it and of strings is of no one kind
     if isinstance(value, bool):
-        return "true/false"
+        return "boolean"
     if isinstance(value, int | float):
-        return "a number"
+        return "number"
     if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _a(value: object) -> Said:
+    return said(f"value.{_kind(value)}")
+
+
+def _at(where: str) -> Said:
+    """The place in the JSON: `the top.files[0]` (`where` is what follows the top)."""
+    return said("value.top", path=where)
 
 
 _SCHEMA_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?<![0-9])$")
@@ -260,18 +270,18 @@ def _is_map(example: dict[str, object]) -> bool:
     return any(not _SCHEMA_KEY.match(key) for key in example)
 
 
-def _mismatch(example: object, found: object, where: str, nulls: bool = False) -> str | None:
+def _mismatch(example: object, found: object, where: str, nulls: bool = False) -> Said | None:
     """Where `found` lacks the form of `example` (None: it has it). A null in the example
     allows anything; a number is a number, int or float. A null where the example asks for a
     value (`<line number>`, `"<name>"`) is no answer, unless the instruction speaks of nulls."""
     if found is None and not nulls and _asks_a_value(example):
-        return f"{where} is null, where the example asks for a value"
+        return said("failed.json_null_at", where=_at(where))
     if example is None or found is None:
         return None
     if example == WANTED:
         return None
     if _kind(example) != _kind(found):
-        return f"{where} is {_kind(found)}, not {_kind(example)}"
+        return said("failed.json_kind", where=_at(where), found=_a(found), wanted=_a(example))
     if isinstance(example, dict) and isinstance(found, dict):
         return _object_mismatch(example, found, where, nulls)
     if isinstance(example, list) and isinstance(found, list) and example:
@@ -290,16 +300,17 @@ def _asks_a_value(example: object) -> bool:
 
 def _object_mismatch(
     example: dict[str, object], found: dict[str, object], where: str, nulls: bool
-) -> str:
+) -> Said | None:
     if _is_map(example):
         item = _common(list(example.values()))
         wrongs = (_mismatch(item, v, f"{where}[{k!r}]", nulls) for k, v in found.items())
-        return next((w for w in wrongs if w), "")
+        return next((w for w in wrongs if w), None)
     missing = [key for key in example if key not in found]
     if missing:
-        return f"{where} lacks the key{'s' if len(missing) > 1 else ''} {', '.join(missing)}"
+        key = "failed.json_lacks_keys" if len(missing) > 1 else "failed.json_lacks_key"
+        return said(key, where=_at(where), keys=", ".join(missing))
     wrongs = (_mismatch(v, found[k], f"{where}.{k}", nulls) for k, v in example.items())
-    return next((w for w in wrongs if w), "")
+    return next((w for w in wrongs if w), None)
 
 
 def _common(items: list[object]) -> object:
@@ -331,36 +342,35 @@ class FileMatchesJson(TextCheck):
     one)."""
 
     @property
-    def name(self) -> str:
+    def words(self) -> Said:
         shown = json.loads(self.example)
+        if isinstance(shown, list) and self.items:
+            return said("check.json_array_of", path=self.path, items=self.items)
         if isinstance(shown, list):
-            what = "an array"
-        elif _is_map(shown):
-            what = "an object of named entries"
-        else:
-            what = f"keys {', '.join(list(shown)[:6])}"
-        count = f" of {self.items} items" if self.items and isinstance(shown, list) else ""
-        return f"{self.path} has the form of the JSON example ({what}{count})"
+            return said("check.json_array", path=self.path)
+        if _is_map(shown):
+            return said("check.json_map", path=self.path)
+        return said("check.json_keys", path=self.path, keys=", ".join(list(shown)[:6]))
 
     def judge(self, text: str) -> Outcome:
         try:
             found = json.loads(text)
         except ValueError as err:
-            return Outcome(False, f"not JSON: {str(err)[:60]}")
+            return Outcome(False, said("failed.not_json", error=str(err)[:60]))
         example = json.loads(self.example)
         if found is None and example is not None:  # a null inside may be a missing value
-            return Outcome(False, f"it is null, not {_kind(example)}")
-        wrong = _mismatch(example, found, "the top", self.nulls)
+            return Outcome(False, said("failed.json_null", wanted=_a(example)))
+        wrong = _mismatch(example, found, "", self.nulls)
         if not wrong and self.items and isinstance(found, list) and len(found) != self.items:
-            wrong = f"{len(found)} items, not {self.items}"
+            wrong = said("failed.item_count", count=len(found), items=self.items)
         if not wrong and found == [] and example and not self.empty:
-            wrong = "an empty array, where the example's has items"
+            wrong = said("failed.empty_array")
         elif not wrong and _hollow(found) and not _hollow(example) and not self.empty:
-            wrong = "it holds no value: its arrays are empty, where the example's have items"
+            wrong = said("failed.hollow")
         held = next(stand_ins(found, example), None) if not wrong else None
         if held is not None:
-            wrong = f"it holds {held[:40]!r}, which stands in for a value: find the real one"
-        return Outcome(not wrong, wrong or "")
+            wrong = said("failed.json_stand_in", held=repr(held[:40]))
+        return Outcome(not wrong, wrong)
 
 
 def _hollow(value: object) -> bool:

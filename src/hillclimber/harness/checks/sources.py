@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from hillclimber.harness.checks.base import CheckContext, Outcome
+from hillclimber.harness.checks.base import CheckContext, Outcome, Said, said
 from hillclimber.harness.checks.kinds import NO_TEXT, TextCheck
 from hillclimber.harness.parsing.source import python_error
 from hillclimber.sandbox import run_within
@@ -39,15 +39,15 @@ class SourceParses(TextCheck):
     language: Language = "Python"
 
     @property
-    def name(self) -> str:
-        return f"{self.path} is valid {self.language}"
+    def words(self) -> Said:
+        return said("check.parses", path=self.path, format=self.language)
 
     def run(self, ctx: CheckContext) -> Outcome:
         """Python is parsed here first, and in the sandbox only where this interpreter refuses
         it; bash in the sandbox. Where the sandbox has no such interpreter, what is known here
         stands."""
         here = super().run(ctx)
-        if here.detail == NO_TEXT or (self.language == "Python" and here.passed):
+        if here.why == NO_TEXT or (self.language == "Python" and here.passed):
             return here
         ran = run_within(
             ctx.sandbox,
@@ -63,12 +63,12 @@ class SourceParses(TextCheck):
         if self.language == "Python":
             return here  # this interpreter's message names the line
         last = ran.output.strip().splitlines()[-1:] or [""]
-        return Outcome(False, f"does not parse: {last[0][:100]}")
+        return Outcome(False, said("failed.no_parse", error=last[0][:100]))
 
     def judge(self, text: str) -> Outcome:
         """Python by this interpreter; bash is left to the sandbox's (`run`)."""
         error = python_error(text) if self.language == "Python" else None
-        return Outcome(error is None, f"does not parse: {error}")
+        return Outcome(error is None, said("failed.no_parse", error=error))
 
 
 def source_checks(made: Iterable[str], changed: Iterable[str]) -> Iterator[SourceParses]:
