@@ -46,21 +46,27 @@ def image_needs(task: Task, engine: Podman | str | None = None) -> list[str]:
     asks for, a host its Dockerfile downloads from that no build here reaches, apt versions it
     pins to a base a local one stands in for, or tests that cannot run even there."""
     gpus = [f"{task.environment.gpus} GPU(s): none here"] if task.environment.gpus else []
-    return (
-        gpus
-        + unreachable_downloads(task)
-        + _pinned_build(task, find_engine() if engine is None else engine)
-        + verifier_needs(task, in_image=True)
-    )
+    return gpus + _build_needs(task, engine) + verifier_needs(task, in_image=True)
 
 
-def _pinned_build(task: Task, engine: Podman | str) -> list[str]:
+def _build_needs(task: Task, engine: Podman | str | None) -> list[str]:
+    """What the build asks that no build here gives: a host it downloads from that is not
+    reached, apt versions of a base a local one stands in for; a Dockerfile that cannot be read
+    (or names files its context lacks) builds nowhere, and says why."""
+    if task.environment.dockerfile is None:
+        return []
+    try:
+        plan = plan_environment(task)
+    except TaskLoadError as err:
+        return [f"unreadable environment: {err}"]
+    pinned = _pinned_build(task, plan.pinned, engine) if plan.pinned else []
+    return unreachable_downloads(plan.needs) + pinned
+
+
+def _pinned_build(task: Task, pinned: list[str], engine: Podman | str | None) -> list[str]:
     """The build's own apt versions, where a local base stands in for the one they are of: no
     such build gets them (the oracle's pins are `oracle_blockers`)."""
-    try:
-        pinned = plan_environment(task).pinned if task.environment.dockerfile else []
-    except TaskLoadError:
-        return []
+    engine = find_engine() if engine is None else engine
     base = _declared_base(task)
     if not pinned or base is None or not _pins_missing(base, engine):
         return []

@@ -19,10 +19,6 @@ import re
 import socket
 from collections.abc import Iterable
 
-from hillclimber.errors import TaskLoadError
-from hillclimber.setup.plan import plan_environment
-from hillclimber.task import Task
-
 PROBE_SEC = 3.0
 _URL = re.compile(r"\b(https?|ftp|git|ssh)://(?:[^@/\s]+@)?([A-Za-z0-9][A-Za-z0-9.-]*)(?::(\d+))?")
 _SCP = re.compile(r"\bgit@([A-Za-z0-9][A-Za-z0-9.-]*):")
@@ -66,16 +62,9 @@ def reachable(host: str, port: int) -> bool:
         return False
 
 
-def unreachable_downloads(task: Task) -> list[str]:
-    """Each host the task's Dockerfile downloads from that no build here reaches, named with
-    the step's download (empty: none, or nothing to build); a Dockerfile that cannot be read
-    (or names files its context lacks) builds nowhere, and says why."""
-    if task.environment.dockerfile is None:
-        return []
-    try:
-        needs = plan_environment(task).needs
-    except TaskLoadError as err:
-        return [f"unreadable environment: {err}"]
+def unreachable_downloads(needs: Iterable[str]) -> list[str]:
+    """Each host a build's `needs` (`EnvironmentPlan.needs`) download from that no build here
+    reaches, named with the step's download (empty: none)."""
     said = "which no build here reaches"
     return [f"downloads from {host}, {said} ({need})" for host, need in unreachable(needs).items()]
 
