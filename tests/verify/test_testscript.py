@@ -215,8 +215,11 @@ def test_missing_pip_requirements_file_is_a_need(tmp_path: Path) -> None:
 def test_python_m_pytest_is_rewritten() -> None:
     script = translate("cd /app\npython3 -m pytest /tests/test_outputs.py -v\n")
     assert script.text.startswith("cd /app\n")
-    [call] = pytest_lines(script.text)
-    check_pytest_call(call, "/tests/test_outputs.py -v")
+    call = script.text.splitlines()[1]
+    # as `python -m` does, the working folder is on the path, but after everything else
+    assert call.startswith('"$HC_PYTHON" -P -s -c ') and "sys.path.append(os.getcwd())" in call
+    assert f"--junitxml={JUNIT_PATH}" in call.split()
+    assert call.endswith(" /tests/test_outputs.py -v")
     assert "python3 -m" not in script.text
     assert script.packages == ["pytest"]
     assert script.runs_pytest

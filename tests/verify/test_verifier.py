@@ -149,6 +149,30 @@ def test_agent_files_in_app_cannot_stand_in_for_pytest(
     assert evaluation.total == 2
 
 
+def test_tests_run_by_python_m_pytest_import_from_the_working_folder_but_last(
+    best_kind: SandboxKind, tmp_path: Path
+) -> None:
+    """`python -m pytest` puts the working folder on the path, and tests import the agent's
+    module from it (TB2's largest-eigenval: `os.chdir("/app")`, then `from eigen import …`);
+    here it comes after everything else, so no file there stands in for pytest or a package."""
+    test_sh = FIXTURE_TEST_SH.replace("uvx \\\n", "").replace(
+        "  -p 3.13 \\\n  -w pytest==8.4.1 \\\n  -w pytest-json-ctrf==0.3.5 \\\n  pytest",
+        "pip install pytest==8.4.1 pytest-json-ctrf==0.3.5\npython -m pytest",
+    )
+    assert "\npython -m pytest --ctrf" in test_sh
+    tests = (
+        'import os\nos.chdir("/app")\nfrom mine import VALUE\nimport yaml\n'
+        "\n\ndef test_value():\n    assert VALUE == 42 and hasattr(yaml, 'safe_load')\n"
+    )
+    task = tb2_task(tmp_path, tests, test_sh, name="cwd-task")
+    sandbox = trial(best_kind, tmp_path, task)
+    sandbox.write_file("/app/mine.py", b"VALUE = 42\n")
+    sandbox.write_file("/app/yaml.py", b"VALUE = 0\n")
+    sandbox.write_file("/app/pytest.py", b"import sys\nsys.exit(0)\n")
+    evaluation = verify(task, sandbox, tmp_path / "verify", timeout=60)
+    assert evaluation.passed and evaluation.total == 1, evaluation.digest
+
+
 # --- Terminal-Bench 1 ---------------------------------------------------------------------------
 
 

@@ -10,6 +10,7 @@ its pytest call runs with that environment's Python. What cannot be reproduced i
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -211,4 +212,11 @@ def _pytest_call(match: re.Match[str], result: TestScript) -> str:
         result.packages.append("pytest-json-ctrf")
     # -P -s: neither the agent's /app (the working directory) nor its user site may come before
     # pytest; the user site is appended by the environment's .pth hook
-    return f'"${PYTHON_VAR}" -P -s -m pytest -p no:cacheprovider --junitxml={JUNIT_PATH}{args}'
+    start = f"-c {shlex.quote(_CWD_LAST)}" if runner.startswith("python") else "-m pytest"
+    return f'"${PYTHON_VAR}" -P -s {start} -p no:cacheprovider --junitxml={JUNIT_PATH}{args}'
+
+
+_CWD_LAST = "import os, sys, pytest; sys.path.append(os.getcwd()); sys.exit(pytest.console_main())"
+"""pytest, with the working folder at the end of the path: `python -m pytest` puts it first, and
+tests import the agent's module from it (`os.chdir("/app"); from eigen import …`), but a file
+there must not stand in for pytest or a package the tests import."""
