@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 
 from hillclimber.image.base import flavour_for
 from hillclimber.image.build import _failed_step, _instruction_line
-from hillclimber.image.engine import Podman
+from hillclimber.image.engine import Podman, store_lock
 from hillclimber.image.placement import (
     Placement,
     image_needs,
@@ -233,3 +234,22 @@ def test_every_task_of_the_built_in_suite_stays_in_bwrap() -> None:
 
     moved = [task.id for task in load("mini", None).tasks if needs_image(task)]
     assert moved == []
+
+
+def test_no_image_is_removed_while_a_build_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--drop-images` with two trials at a time: a removal waits for the builds running (a
+    build reuses cached layers of other images), and builds run beside each other."""
+    monkeypatch.setenv("HILLCLIMBER_HOME", str(tmp_path))
+    said: list[str] = []
+    (tmp_path / "podman").write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/calls"\n')
+    (tmp_path / "podman").chmod(0o755)
+    engine = Podman(str(tmp_path / "podman"))
+    with store_lock(exclusive=False), store_lock(exclusive=False):  # two builds at once
+        remover = threading.Thread(target=lambda: said.append(str(engine.remove("img:1"))))
+        remover.start()
+        remover.join(timeout=1.0)
+        assert remover.is_alive() and not (tmp_path / "calls").exists()  # it waits
+    remover.join(timeout=30)
+    assert said == ["True"] and (tmp_path / "calls").read_text() == "rmi img:1\n"

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field
 
 from hillclimber.errors import SetupError, TaskLoadError
 from hillclimber.image.base import NAME, base_image, flavour_for
-from hillclimber.image.engine import ImageConfig, Podman
+from hillclimber.image.engine import ImageConfig, Podman, store_lock
 from hillclimber.process import last_lines
 from hillclimber.setup.dockerfile import parse_dockerfile
 from hillclimber.setup.instructions import Dockerfile
@@ -82,7 +82,8 @@ def build_image(task: Task, engine: Podman, timeout: float | None = None) -> Tas
     tag = f"localhost/hillclimber/task-{task_slug(task.id)}:{_content_hash(text, bases, context)}"
     cached = engine.exists(tag)
     if not cached:
-        _build(engine, tag, text, context, dockerfile_path, timeout)
+        with store_lock(exclusive=False):  # no image is removed under a build
+            _build(engine, tag, text, context, dockerfile_path, timeout)
     return TaskImage(
         tag=tag,
         config=engine.inspect(tag),

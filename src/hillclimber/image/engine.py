@@ -9,13 +9,17 @@ containers only while building.
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from hillclimber import paths
 from hillclimber.errors import SandboxUnavailable
 from hillclimber.process import ProcessResult, run_process
 from hillclimber.sandbox.base import STANDARD_PATH
@@ -77,14 +81,28 @@ class Podman:
         return Path(result.stdout.strip())
 
     def remove(self, image: str) -> bool:
-        """Remove an image (its layers no other image shares go with it); False when the
-        engine would not (an image in use)."""
-        return self.run("rmi", image, timeout=300).ok
+        """Remove an image (its layers no other image shares go with it), once no build is
+        running (`store_lock`); False when the engine would not (an image in use)."""
+        with store_lock(exclusive=True):
+            return self.run("rmi", image, timeout=300).ok
 
     def import_tar(self, tar: Path, image: str) -> None:
         result = self.run("import", str(tar), image, timeout=600)
         if not result.ok:
             raise SandboxUnavailable(f"podman import {tar}: {result.stderr.strip()}")
+
+
+@contextmanager
+def store_lock(exclusive: bool) -> Iterator[None]:
+    """Builds share the image store; a removal has it alone. A build reuses cached layers of
+    other images, and an image removed while it runs takes with it layers the build was about
+    to use (podman: `layer not known`; two trials at a time with `--drop-images`). Held across
+    threads and processes (a lock file in hillclimber's home)."""
+    path = paths.home() / "images" / "store.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        yield
 
 
 @functools.cache
