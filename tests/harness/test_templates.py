@@ -306,7 +306,7 @@ def test_what_each_check_looks_at_and_why_it_failed_are_in_the_templates(tmp_pat
     (tmp_path / "checks.toml").write_text(
         '[check]\nexists = "$path must be there"\njson_keys = "$path: JSON with $keys"\n'
         '[failed]\nno_file = "it is missing"\njson_kind = "$where: $found (wanted $wanted)"\n'
-        '[value]\ntop = "$$$path"\nnumber = "number"\n'
+        '[value]\ntop = "$$$path"\nnumber = "number"\n[evidence]\nholds = "$path: $head"\n'
     )
     mine = load_prompts(tmp_path)
     sandbox = create_sandbox(SandboxKind.LOCAL, trial_layout(tmp_path / "trial"))
@@ -319,6 +319,7 @@ def test_what_each_check_looks_at_and_why_it_failed_are_in_the_templates(tmp_pat
     assert "/app/out.json: JSON with total: $.total: a string (wanted number)" in (
         built.evaluate().digest
     )
+    assert built.evidence() == '/app/out.json: {"total": "three"}'  # what it holds, to judge
     as_shipped = replace(built, prompts=shipped()).evaluate().digest
     assert "/app/out.json has the form of the JSON example (keys total): the top.total is a " \
         "string, not a number" in as_shipped  # fmt: skip

@@ -111,8 +111,9 @@ class AcceptanceChecks:
                 continue
             text = data.decode(errors="replace")
             head = first_lines(text, lines, chars)
-            more = " (more follows)" if len(head) < len(text.rstrip("\n")) else ""
-            shown.append(f"{path} now holds{more}:\n{head}")
+            more = len(head) < len(text.rstrip("\n"))
+            key = "checks.evidence.holds_more" if more else "checks.evidence.holds"
+            shown.append(self.prompts(key, path=path, head=head))
         return "\n".join(shown)
 
 
