@@ -22,7 +22,7 @@ from hillclimber.image.placement import (
     oracle_blockers,
     place,
 )
-from hillclimber.image.reach import hosts_in
+from hillclimber.image.reach import HUGGING_FACE, hosts_in, reachable
 from hillclimber.loaders import load_dataset
 from hillclimber.sandbox import Layout, Mount, OutsideSandbox
 from hillclimber.task import Task
@@ -253,3 +253,34 @@ def test_no_image_is_removed_while_a_build_runs(
         assert remover.is_alive() and not (tmp_path / "calls").exists()  # it waits
     remover.join(timeout=30)
     assert said == ["True"] and (tmp_path / "calls").read_text() == "rmi img:1\n"
+
+
+def test_tests_that_download_from_a_host_no_trial_reaches_run_nowhere(tmp_path: Path) -> None:
+    """They cannot pass here as written (TB2's filter-js-from-html fetches its test cases from
+    github.com while it runs): said before a run, in bwrap and in its image alike."""
+    task = _variant(tmp_path, "fetching-tests")
+    assert place(task, "no podman") == Placement("bwrap")
+    tests = task.verification.tests_dir
+    assert tests is not None
+    with (tests / "test_outputs.py").open("a") as file:
+        file.write(
+            '\n\ndef test_cases():\n    import urllib.request\n    url = "https://hc.invalid/c.zip"\n'
+            '    urllib.request.urlretrieve(url, "/tmp/c.zip")\n'
+        )
+    said = "the tests download from hc.invalid, which no trial here reaches"
+    assert place(task, "no podman").where == "no"
+    assert place(task, "no podman").reasons == [f"{said} (download https://hc.invalid/c.zip)"]
+    assert image_needs(task, "no podman")[-1].startswith(said)
+
+
+def test_a_model_the_solutions_program_loads_from_the_hub_is_said_before_a_run(
+    tmp_path: Path,
+) -> None:
+    load = "from transformers import AutoModel; AutoModel.from_pretrained('o/m')"
+    task = _variant(tmp_path, "hub", solution=f'python3 -c "{load}"\n')
+    said = (
+        "downloads from huggingface.co, which no trial here reaches (download from Hugging Face: "
+        "o/m (from_pretrained))"
+    )
+    here = [] if reachable(HUGGING_FACE, 443) else [said]  # a machine that reaches it: no reason
+    assert oracle_blockers(task, "no podman") == here

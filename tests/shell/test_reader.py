@@ -8,7 +8,7 @@ from __future__ import annotations
 import shlex
 
 from hillclimber.shell.command import DOWNLOAD, SUBST
-from hillclimber.shell.reader import MAX_DEPTH, commands, levels
+from hillclimber.shell.reader import MAX_DEPTH, commands, heredoc_bodies, levels
 
 
 def all_args(script: str) -> list[tuple[str, ...]]:
@@ -130,3 +130,12 @@ def test_the_delimiter_of_a_heredoc_into_a_shell_is_no_command() -> None:
 
 def test_a_command_after_a_here_string_is_seen() -> None:
     assert ("rm", "-rf", "/") in all_args('grep -c x <<< "$data"\nrm -rf /')
+
+
+def test_each_heredocs_body_is_read_as_written() -> None:
+    script = (
+        "cat > a.py <<'EOF'\nprint(1)\nEOF\n"
+        "python3 - <<-END\n\tprint(2)\n\tEND\necho done\n"
+        'grep x <<< "$y"\n'
+    )
+    assert heredoc_bodies(script) == ["print(1)\n", "\tprint(2)\n"]

@@ -23,6 +23,7 @@ from hillclimber.image.build import TaskImage, build_image
 from hillclimber.image.engine import Podman, find_engine
 from hillclimber.image.reach import reachable, registry_of, unreachable, unreachable_downloads
 from hillclimber.setup.dockerfile import parse_dockerfile
+from hillclimber.setup.fetches import solution_fetches, tests_fetches
 from hillclimber.setup.plan import check_task, plan_environment, solution_analysis, solution_needs
 from hillclimber.task import Task
 from hillclimber.verify.verifier import verifier_needs
@@ -46,7 +47,16 @@ def image_needs(task: Task, engine: Podman | str | None = None) -> list[str]:
     asks for, a host its Dockerfile downloads from that no build here reaches, apt versions it
     pins to a base a local one stands in for, or tests that cannot run even there."""
     gpus = [f"{task.environment.gpus} GPU(s): none here"] if task.environment.gpus else []
-    return gpus + _build_needs(task, engine) + verifier_needs(task, in_image=True)
+    tests = verifier_needs(task, in_image=True) + tests_unreached(task)
+    return gpus + _build_needs(task, engine) + tests
+
+
+def tests_unreached(task: Task) -> list[str]:
+    """Each host the task's tests download from while they run that no trial here reaches:
+    they cannot pass here as written."""
+    said = "which no trial here reaches"
+    found = unreachable(tests_fetches(task)).items()
+    return [f"the tests download from {host}, {said} ({need})" for host, need in found]
 
 
 def _build_needs(task: Task, engine: Podman | str | None) -> list[str]:
@@ -87,7 +97,8 @@ def oracle_blockers(task: Task, engine: Podman | str) -> list[str]:
     analysis = solution_analysis(task)
     if analysis is None:
         return []
-    downloads = unreachable(need for group, need in analysis.needs if group is None)
+    commands = [need for group, need in analysis.needs if group is None]
+    downloads = unreachable([*commands, *solution_fetches(task)])
     said = "which no trial here reaches"
     found = {host: f"downloads from {host}, {said} ({need})" for host, need in downloads.items()}
     pins = [need for group, need in analysis.needs if group == "apt" and "=" in need]
@@ -144,7 +155,7 @@ def place(task: Task, engine: Podman | str, *, build: bool = False) -> Placement
     reasons = image_reasons(task)
     followed = not check_task(task)  # the Dockerfile can be followed without an engine
     if not reasons or (followed and isinstance(engine, str)):  # bwrap, the oracle may fail
-        tests = verifier_needs(task)
+        tests = verifier_needs(task) + tests_unreached(task)
         return Placement("no", tests) if tests else Placement("bwrap")
     if isinstance(engine, str):
         return Placement("no", [*reasons, f"no image can be built: {engine}"])

@@ -232,3 +232,21 @@ def _here_strings(text: str) -> list[str]:
             continue
         found += words[:1]
     return found
+
+
+def heredoc_bodies(script: str) -> list[str]:
+    """The body of each heredoc in `script` as written: what `cat > run.py <<'EOF'` writes,
+    what `python3 - <<EOF` runs."""
+    lines = script.splitlines()
+    bodies: list[str] = []
+    i = 0
+    while i < len(lines):
+        openings = [] if "<<<" in lines[i] else HEREDOC.findall(lines[i])
+        i += 1
+        for strip, _, delimiter in openings:
+            start = i
+            while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != delimiter:
+                i += 1
+            bodies.append("\n".join(lines[start:i]) + "\n")
+            i += 1
+    return bodies
