@@ -126,6 +126,23 @@ def test_a_trial_sees_the_image_as_its_dockerfile_made_it(
         assert not sandbox.exists("/etc/written-by-trial")
 
 
+def test_a_python_image_stood_in_for_has_pythons_headers(tmp_path: Path) -> None:
+    """The official Python images carry Python's headers, and a task's C extension builds
+    against them (TB2's portfolio-optimization: `Python.h: No such file`)."""
+    folder = write_task(
+        tmp_path, "py-headers", "FROM registry.invalid/library/python:3.13-slim\nWORKDIR /app\n",
+        ":", SUM_TEST,
+    )  # fmt: skip
+    task = load_dataset(folder).tasks[0]
+    with image_sandbox(task, tmp_path / "trial") as (sandbox, image):
+        assert "python" in next(iter(image.substituted.values()))
+        headers = "import sysconfig; print(sysconfig.get_path('include'))"
+        result = sandbox.run(
+            f'test -f "$(python -c "{headers}")/Python.h" && echo True && pip --version', timeout=60
+        )
+        assert result.ok and result.stdout.startswith("True\n"), result.output
+
+
 @pytest.mark.parametrize(("agent", "passed"), [("oracle", True), ("nop", False)])
 def test_a_task_writing_outside_app_runs_in_its_image_and_is_verified_there(
     outside_app: Task, tmp_path: Path, agent: str, passed: bool

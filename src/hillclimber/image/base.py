@@ -4,9 +4,9 @@ Most task images start from an image in a registry (`ghcr.io/…/ubuntu-24-04`, 
 Where no registry answers, a base bootstrapped once from the distribution's archive stands in:
 Debian 12 with Python 3 and pip (`mmdebstrap`, about 20 s), with this machine's package settings
 in it (its CA bundle, which a TLS-inspecting proxy needs, and `/etc/pip.conf`), so a build
-inside it installs as the host does. For `python:*` images the Python flavour adds `python` and
-`pip` and lets pip install into the system as those images do. The trial result says which
-base stood in for which image.
+inside it installs as the host does. For `python:*` images the Python flavour adds `python`,
+`pip` and Python's headers (a C extension builds against them there) and lets pip install into
+the system as those images do. The trial result says which base stood in for which image.
 """
 
 from __future__ import annotations
@@ -44,6 +44,8 @@ CMD ["/bin/bash"]
 """
 _PYTHON = """\
 FROM {plain}
+RUN apt-get update && apt-get install -y --no-install-recommends python3-dev && \\
+    rm -rf /var/lib/apt/lists/*
 RUN ln -s /usr/bin/python3 /usr/local/bin/python && \\
     printf '#!/bin/sh\\nexec python3 -m pip "$@"\\n' > /usr/local/bin/pip && \\
     chmod 755 /usr/local/bin/pip && cp /usr/local/bin/pip /usr/local/bin/pip3
@@ -60,7 +62,7 @@ def flavour_for(image: str) -> str:
 def base_image(engine: Podman, flavour: str) -> str:
     """The local base of that flavour, made the first time it is asked for (one process at a
     time: the others wait for it)."""
-    tag = f"localhost/hillclimber/base:{NAME}-{flavour}-{_settings_hash()}"
+    tag = f"localhost/hillclimber/base:{NAME}-{flavour}-{_settings_hash(flavour)}"
     if tag in _ready or engine.exists(tag):
         _ready.add(tag)
         return tag
@@ -79,9 +81,11 @@ _ready: set[str] = set()
 """Bases this process has seen made: every trial of a run asks for its base again."""
 
 
-def _settings_hash() -> str:
+def _settings_hash(flavour: str) -> str:
     """The base's version: its recipe and the host settings it carries."""
     digest = hashlib.sha256(f"{RECIPE_VERSION} {SUITE} {PACKAGES}".encode())
+    if flavour == "python":
+        digest.update(_PYTHON.encode())
     for path in HOST_SETTINGS:
         if path.is_file():
             digest.update(path.read_bytes())
