@@ -94,3 +94,23 @@ def test_the_turns_own_tools_are_said_at_the_end_and_the_rules_stay(make: object
     assert "may call are: write_file, run_command, task_complete." in built[1][0].content
     assert "This turn you may call ONLY" not in built[0][-1].content
     assert "This turn you may call ONLY: run_command, task_complete." in built[1][-1].content
+
+
+def test_the_micro_prompts_parts_keep_their_order_whatever_else_is_shown() -> None:
+    """Task, files named, folder, plan, current step, then the latest output, the hint and the
+    rest. (Adding the folder's part once moved the latest output above the current step in
+    every micro prompt, the folder shown or not.)"""
+    view = TurnView(
+        instruction="Write hello.txt.",
+        tools=TOOLS,
+        history=[],
+        plan="[>] 1. echo hi > /app/hello.txt",
+        step="echo hi > /app/hello.txt",
+        files="Content of /app/in.txt:\nx\n",
+        latest=("Output", "hi"),
+        hint=HINT,
+    )
+    prompt = micro().build(view)[-1].content
+    order = ["Task:", "Files named", "Plan:", "Current step:", "Output:", HINT, "Your next tool"]
+    found = [prompt.find(part) for part in order]
+    assert -1 not in found and found == sorted(found), prompt

@@ -175,8 +175,9 @@ class MicroPrompter:
             label, text = view.latest
             limit = max(len(text) >> self.squeeze, 200) if self.squeeze else len(text)
             latest = cut_middle(text, limit)
-            sections.insert(
-                4, Section("latest", latest, 70, min_chars=0, cut=cut_middle, title=label)
+            after_step = next(i for i, s in enumerate(sections) if s.name == "step") + 1
+            sections.insert(  # by name: a section added above must not move it
+                after_step, Section("latest", latest, 70, min_chars=0, cut=cut_middle, title=label)
             )
         turn = say("micro.turn", turn=view.turn, max_turns=view.max_turns)
         last = (turn, offered_now(say, view), say("micro.ask"))
