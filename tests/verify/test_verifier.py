@@ -412,12 +412,17 @@ def test_tests_see_system_packages_and_what_the_agent_installed_but_never_first(
     require_sandbox(SandboxKind.BWRAP)
     task = _pytest_task(
         tmp_path,
-        "import yaml\nimport hcfake\n\ndef test_both():\n    assert hcfake.VALUE == 42\n",
+        "import yaml\nimport hcfake\nimport hcdeep\n\n"
+        "def test_both():\n    assert hcfake.VALUE == 42 and hcdeep.VALUE == 7\n",
     )
     sandbox = create_sandbox(SandboxKind.BWRAP, trial_layout(tmp_path / "trial"))
     site = verifier_env.user_site()
-    # what `pip install --user hcfake` would leave (the sandbox has no network here)
+    # what `pip install --user hcfake` would leave (the sandbox has no network here), and a
+    # package whose code lies elsewhere, named by a .pth file of its own (as eigenpy's is)
     sandbox.run(f"mkdir -p {site} && echo 'VALUE = 42' > {site}/hcfake.py", timeout=20)
+    deep = f"{site}/hc.prefix/lib"
+    sandbox.run(f"mkdir -p {deep} && echo 'VALUE = 7' > {deep}/hcdeep.py", timeout=20)
+    sandbox.run(f"echo {deep} > {site}/hcdeep.pth", timeout=20)
     assert verify(task, sandbox, tmp_path / "v1").passed
     # a fake pytest in the user site cannot stand in for the real one
     sandbox.run(f"printf 'import sys\\nsys.exit(0)\\n' > {site}/pytest.py", timeout=20)

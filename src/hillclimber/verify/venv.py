@@ -7,8 +7,9 @@ sandbox at `/verifier-env` for every later verification.
 
 Tests also import what the task's image and the agent installed: the environment sees the
 system's packages (after its own, so its pytest wins), and a `.pth` hook appends the trial's
-user site (`pip install --user` by the agent) named by `HC_USER_SITE`. The user site is never
-put first, so nothing the agent installs can stand in for pytest.
+user site (`pip install --user` by the agent) named by `HC_USER_SITE`, each as a site folder
+whose own `.pth` files are read (a package may put its code elsewhere and name it there). The
+user site is never put first, so nothing the agent installs can stand in for pytest.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ MOUNT_TARGET = "/verifier-env"
 BASE_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
 
 
-LAYOUT = "2"
+LAYOUT = "3"
 USER_SITE_VAR = "HC_USER_SITE"
 _USER_SITE_HOOK = (
-    "import os, sys; p = os.environ.get('HC_USER_SITE', ''); "
-    "os.path.isdir(p) and p not in sys.path and sys.path.append(p)\n"
+    "import os, site; p = os.environ.get('HC_USER_SITE', ''); "
+    "os.path.isdir(p) and site.addsitedir(p)\n"
 )
+"""Appended as a site folder, its own `.pth` files read: a package may put its code elsewhere and
+name it there (eigenpy's `cmeel.pth`), as the image's Python reads them in its own folders."""
 
 
 @functools.cache
@@ -121,7 +124,8 @@ def ensure_env(packages: Iterable[str], timeout: float = 900, standalone: bool =
             (site / "hillclimber-user-site.pth").write_text(_USER_SITE_HOOK)
             if standalone:
                 version = site.parent.name.removeprefix("python")
-                lines = [path.format(v=version) for path in SYSTEM_SITES]
-                (site / "hillclimber-system-sites.pth").write_text("\n".join(lines) + "\n")
+                sites = tuple(path.format(v=version) for path in SYSTEM_SITES)
+                add = f"[site.addsitedir(p) for p in {sites!r} if os.path.isdir(p)]"
+                (site / "hillclimber-system-sites.pth").write_text(f"import os, site; {add}\n")
         done.touch()
     return target
