@@ -21,6 +21,7 @@ from hillclimber.runner import Run
 from hillclimber.sandbox import SandboxKind
 from hillclimber.sandbox.slirp import slirp_binary
 from hillclimber.task import Task
+from hillclimber.verify.verifier import verify
 
 from conftest import require_images, run_config
 
@@ -141,6 +142,24 @@ def test_a_python_image_stood_in_for_has_pythons_headers(tmp_path: Path) -> None
             f'test -f "$(python -c "{headers}")/Python.h" && echo True && pip --version', timeout=60
         )
         assert result.ok and result.stdout.startswith("True\n"), result.output
+
+
+def test_the_tests_import_what_the_images_python_finds_through_its_pth_files(
+    tmp_path: Path,
+) -> None:
+    """A package may put its code elsewhere and name it in a `.pth` file of the image's site
+    folder (eigenpy, which largest-eigenval's solution installs): the tests import it."""
+    where = "$(python3 -c 'import site; print(site.getsitepackages()[0])')"
+    dockerfile = (
+        "FROM registry.invalid/library/python:3.13-slim\nWORKDIR /app\n"
+        "RUN mkdir -p /opt/hcdeep && echo 'VALUE = 7' > /opt/hcdeep/hcdeep.py && "
+        f"echo /opt/hcdeep > {where}/hcdeep.pth\n"
+    )
+    test = "import hcdeep\n\ndef test_deep():\n    assert hcdeep.VALUE == 7\n"
+    task = load_dataset(write_task(tmp_path, "pth-task", dockerfile, ":", test)).tasks[0]
+    with image_sandbox(task, tmp_path / "trial") as (sandbox, image):
+        evaluation = verify(task, sandbox, tmp_path / "verify", cwd=image.config.workdir)
+    assert evaluation.passed and evaluation.total == 1, evaluation.digest
 
 
 @pytest.mark.parametrize(("agent", "passed"), [("oracle", True), ("nop", False)])

@@ -30,7 +30,7 @@ MOUNT_TARGET = "/verifier-env"
 BASE_PYTHONS = ("/usr/bin/python3", "/usr/local/bin/python3")
 
 
-LAYOUT = "3"
+LAYOUT = "4"
 USER_SITE_VAR = "HC_USER_SITE"
 _USER_SITE_HOOK = (
     "import os, site; p = os.environ.get('HC_USER_SITE', ''); "
@@ -125,7 +125,8 @@ def ensure_env(packages: Iterable[str], timeout: float = 900, standalone: bool =
             if standalone:
                 version = site.parent.name.removeprefix("python")
                 sites = tuple(path.format(v=version) for path in SYSTEM_SITES)
-                add = f"[site.addsitedir(p) for p in {sites!r} if os.path.isdir(p)]"
+                # no comprehension: a .pth line runs in exec, whose names a nested scope misses
+                add = f"list(map(site.addsitedir, filter(os.path.isdir, {sites!r})))"
                 (site / "hillclimber-system-sites.pth").write_text(f"import os, site; {add}\n")
         done.touch()
     return target
