@@ -73,8 +73,9 @@ def fetches(source: str) -> list[str]:
         text = _text(argument, bound) if argument is not None else None
         if text is None:
             continue
-        if name in FETCHERS and _URL.match(text) and not _LOCAL.match(text):
-            found.append(f"download {_URL.match(text).group(0)}")  # type: ignore[union-attr]
+        url = _URL.match(text)
+        if name in FETCHERS and url is not None and not _LOCAL.match(text):
+            found.append(f"download {url.group(0)}")
         elif name in HUB_LOADERS and _HUB_NAME.match(text) and ("/" in text or name in _BY_NAME):
             found.append(f"download from Hugging Face: {text} ({name})")
     return list(dict.fromkeys(found))
