@@ -11,15 +11,13 @@ the system as those images do. The trial result says which base stood in for whi
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import shutil
 import tempfile
 from pathlib import Path
 
-from hillclimber import paths
 from hillclimber.errors import SetupError
-from hillclimber.image.engine import ENGINE_ENV, Podman
+from hillclimber.image.engine import ENGINE_ENV, Podman, images_lock
 from hillclimber.process import last_lines, run_process
 from hillclimber.sandbox.base import STANDARD_PATH
 
@@ -67,10 +65,7 @@ def base_image(engine: Podman, flavour: str) -> str:
         _ready.add(tag)
         return tag
     below = base_image(engine, "plain") if flavour == "python" else None
-    lock_path = paths.home() / "images" / "base.lock"
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with lock_path.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with images_lock("base"):
         if not engine.exists(tag):
             _make(engine, tag, below)
     _ready.add(tag)

@@ -15,7 +15,7 @@ import json
 import os
 import shutil
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -93,16 +93,21 @@ class Podman:
 
 
 @contextmanager
-def store_lock(exclusive: bool) -> Iterator[None]:
-    """Builds share the image store; a removal has it alone. A build reuses cached layers of
-    other images, and an image removed while it runs takes with it layers the build was about
-    to use (podman: `layer not known`; two trials at a time with `--drop-images`). Held across
-    threads and processes (a lock file in hillclimber's home)."""
-    path = paths.home() / "images" / "store.lock"
+def images_lock(name: str, exclusive: bool = True) -> Iterator[None]:
+    """The lock `name` of hillclimber's images, held across threads and processes (a lock file
+    in hillclimber's home): shared, or one holder alone."""
+    path = paths.home() / "images" / f"{name}.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
+
+
+def store_lock(exclusive: bool) -> AbstractContextManager[None]:
+    """Builds share the image store; a removal has it alone. A build reuses cached layers of
+    other images, and an image removed while it runs takes with it layers the build was about
+    to use (podman: `layer not known`; two trials at a time with `--drop-images`)."""
+    return images_lock("store", exclusive)
 
 
 @functools.cache

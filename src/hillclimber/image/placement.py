@@ -25,10 +25,12 @@ from hillclimber.image.reach import reachable, registry_of, unreachable, unreach
 from hillclimber.setup.dockerfile import parse_dockerfile
 from hillclimber.setup.fetches import solution_fetches, tests_fetches
 from hillclimber.setup.plan import check_task, plan_environment, solution_analysis, solution_needs
+from hillclimber.setup.requirements import apt_pins
 from hillclimber.task import Task
 from hillclimber.verify.verifier import verifier_needs
 
 Where = Literal["bwrap", "image", "no"]
+_UNREACHED = "which no trial here reaches"
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,8 @@ def image_needs(task: Task, engine: Podman | str | None = None) -> list[str]:
 def tests_unreached(task: Task) -> list[str]:
     """Each host the task's tests download from while they run that no trial here reaches:
     they cannot pass here as written."""
-    said = "which no trial here reaches"
     found = unreachable(tests_fetches(task)).items()
-    return [f"the tests download from {host}, {said} ({need})" for host, need in found]
+    return [f"the tests download from {host}, {_UNREACHED} ({need})" for host, need in found]
 
 
 def _build_needs(task: Task, engine: Podman | str | None) -> list[str]:
@@ -69,16 +70,15 @@ def _build_needs(task: Task, engine: Podman | str | None) -> list[str]:
         plan = plan_environment(task)
     except TaskLoadError as err:
         return [f"unreadable environment: {err}"]
-    pinned = _pinned_build(task, plan.pinned, engine) if plan.pinned else []
-    return unreachable_downloads(plan.needs) + pinned
+    return unreachable_downloads(plan.needs) + _pinned_build(task, plan.pinned, engine)
 
 
 def _pinned_build(task: Task, pinned: list[str], engine: Podman | str | None) -> list[str]:
     """The build's own apt versions, where a local base stands in for the one they are of: no
-    such build gets them (the oracle's pins are `oracle_blockers`)."""
-    engine = find_engine() if engine is None else engine
-    base = _declared_base(task)
-    if not pinned or base is None or not _pins_missing(base, engine):
+    such build gets them (the oracle's pins are `oracle_blockers`). The engine is asked for
+    only where there are pins."""
+    base = _declared_base(task) if pinned else None
+    if base is None or not _pins_missing(base, find_engine() if engine is None else engine):
         return []
     return [f"the build {_pins(base, pinned)}"]
 
@@ -99,9 +99,10 @@ def oracle_blockers(task: Task, engine: Podman | str) -> list[str]:
         return []
     commands = [need for group, need in analysis.needs if group is None]
     downloads = unreachable([*commands, *solution_fetches(task)])
-    said = "which no trial here reaches"
-    found = {host: f"downloads from {host}, {said} ({need})" for host, need in downloads.items()}
-    pins = [need for group, need in analysis.needs if group == "apt" and "=" in need]
+    found = {
+        host: f"downloads from {host}, {_UNREACHED} ({need})" for host, need in downloads.items()
+    }
+    pins = apt_pins(analysis.needs)
     base = _declared_base(task)
     if pins and base and _pins_missing(base, engine):
         found["pins"] = _pins(base, pins)

@@ -30,7 +30,7 @@ from hillclimber.setup.dockerfile import parse_dockerfile
 from hillclimber.setup.dockerignore import dockerignore
 from hillclimber.setup.instructions import Copy, Dockerfile, Run, Workdir
 from hillclimber.setup.presence import command_available
-from hillclimber.setup.requirements import ScriptAnalysis, analyze_script, render_needs
+from hillclimber.setup.requirements import ScriptAnalysis, analyze_script, apt_pins, render_needs
 from hillclimber.shell.split import split_commands
 from hillclimber.shell.words import read_words
 from hillclimber.task import Task
@@ -324,7 +324,7 @@ def plan_environment(task: Task) -> EnvironmentPlan:
         needs += analysis.needs
         _take(plan, analysis, RunStep(command, APP, origin))
     plan.needs = render_needs(needs)
-    plan.pinned = [need for group, need in needs if group == "apt" and "=" in need]
+    plan.pinned = apt_pins(needs)
     return plan
 
 

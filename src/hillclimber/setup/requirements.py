@@ -54,6 +54,12 @@ def analyze_script(script: str, ctx: Context | None = None) -> ScriptAnalysis:
     return analysis
 
 
+def apt_pins(needs: Sequence[tuple[str | None, str]]) -> list[str]:
+    """The apt packages installed at a version named (`pkg=1.2-3`): versions of one
+    distribution's archive."""
+    return [name for group, name in needs if group == "apt" and "=" in name]
+
+
 def render_needs(needs: Sequence[tuple[str | None, str]]) -> list[str]:
     """`[("apt", "a"), ("apt", "b"), (None, "download x")]` → `["apt: a, b", "download x"]`."""
     groups: dict[str, list[str]] = {}
