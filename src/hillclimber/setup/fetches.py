@@ -44,27 +44,34 @@ _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?$")
 
 def script_fetches(script: str) -> list[str]:
     """The fetches of the Python in a script (`python_sources`)."""
-    return [need for source in python_sources(script) for need in fetches(source)]
+    return [need for _, tree in _programs(script) for need in _fetched(tree)]
 
 
 def python_sources(script: str) -> list[str]:
     """The Python programs a script is or holds: itself, its heredocs, its `python -c` code."""
-    if _parses(script):
-        return [script]
+    return [source for source, _ in _programs(script)]
+
+
+def _programs(script: str) -> list[tuple[str, ast.Module]]:
+    whole = _parsed(script)
+    if whole is not None:
+        return [(script, whole)]
     inline = [
         cmd.args[cmd.args.index("-c") + 1]
         for cmd in commands(script)
         if _PYTHON.fullmatch(cmd.name) and "-c" in cmd.args[1:-1]
     ]
-    return [code for code in [*heredoc_bodies(script), *inline] if _parses(code)]
+    found = ((code, _parsed(code)) for code in [*heredoc_bodies(script), *inline])
+    return [(code, tree) for code, tree in found if tree is not None]
 
 
 def fetches(source: str) -> list[str]:
     """Each fetch of one Python program, as a need, in the order written (each once)."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return []
+    tree = _parsed(source)
+    return [] if tree is None else _fetched(tree)
+
+
+def _fetched(tree: ast.Module) -> list[str]:
     bound = _bound_texts(tree)
     found: list[str] = []
     for call in (node for node in ast.walk(tree) if isinstance(node, ast.Call)):
@@ -81,12 +88,14 @@ def fetches(source: str) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def _parses(text: str) -> bool:
+def _parsed(text: str) -> ast.Module | None:
+    """The program's syntax tree (None: empty, or not Python)."""
+    if not text.strip():
+        return None
     try:
-        ast.parse(text)
+        return ast.parse(text)
     except (SyntaxError, ValueError):
-        return False
-    return bool(text.strip())
+        return None
 
 
 def _called(call: ast.Call) -> str:
