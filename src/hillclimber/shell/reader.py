@@ -132,13 +132,7 @@ def _lift_heredocs(
     out.append("\n")
     for delimiter, strip_tabs, expands in heredocs:
         start = i
-        while i < len(script):
-            end = script.find("\n", i)
-            end = len(script) if end < 0 else end + 1
-            line = script[i:end].rstrip("\n")
-            i = end
-            if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-                break
+        _, i = _heredoc_end(script, i, delimiter, strip_tabs)
         body = script[start:i]
         if expands:
             body, found = lift(body, quotes=False)
@@ -234,19 +228,30 @@ def _here_strings(text: str) -> list[str]:
     return found
 
 
+def _heredoc_end(script: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[int, int]:
+    """(where the body ends, where its delimiter's line ends) of a heredoc whose body starts at
+    `i`; the script's end for both when no line closes it."""
+    while i < len(script):
+        end = script.find("\n", i)
+        end = len(script) if end < 0 else end + 1
+        line = script[i:end].rstrip("\n")
+        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+            return i, end
+        i = end
+    return i, i
+
+
 def heredoc_bodies(script: str) -> list[str]:
     """The body of each heredoc in `script` as written: what `cat > run.py <<'EOF'` writes,
     what `python3 - <<EOF` runs."""
-    lines = script.splitlines()
     bodies: list[str] = []
     i = 0
-    while i < len(lines):
-        openings = [] if "<<<" in lines[i] else HEREDOC.findall(lines[i])
-        i += 1
-        for strip, _, delimiter in openings:
-            start = i
-            while i < len(lines) and (lines[i].lstrip("\t") if strip else lines[i]) != delimiter:
-                i += 1
-            bodies.append("\n".join(lines[start:i]) + "\n")
-            i += 1
+    while i < len(script):
+        end = script.find("\n", i)
+        end = len(script) if end < 0 else end + 1
+        line, i = script[i:end], end
+        for strip, _, delimiter in [] if "<<<" in line else HEREDOC.findall(line):
+            body_end, after = _heredoc_end(script, i, delimiter, strip == "-")
+            bodies.append(script[i:body_end])
+            i = after
     return bodies
