@@ -15,12 +15,16 @@ seconds a cut at k would have saved (what the trials spent after it, the tests t
 the answer unchanged since); and, for the trials stuck at k, how often the model's answer in
 the next turn repeated one it gave before (a sign readable without the checks). The smallest
 k that loses no passing trial is the one to use.
+
+`--news tried` counts a turn as news too when a step climbing tried on it, applied or not,
+passed more checks than the trial ever had (the way forward was seen, though not yet taken).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,8 +57,26 @@ class Trial:
         return None
 
 
-def read(trajectory: dict[str, Any], name: str, passed: bool) -> Trial:
-    """The turns of one trajectory, each with whether it brought news."""
+_CHECKS = re.compile(r"(\d+)/(\d+)$")
+"""The end of a tried step's line: how many checks it passed, of how many."""
+
+
+def tried_best(candidates: dict[str, Any]) -> int:
+    """The most checks a step tried this turn passed (-1: none recorded); older records say
+    it only in the step's line."""
+    best = -1
+    for candidate in candidates.get("candidates", []):
+        passing = candidate.get("passing")
+        if not isinstance(passing, int):
+            said = _CHECKS.search(str(candidate.get("result", "")))
+            passing = int(said.group(1)) if said else -1
+        best = max(best, passing)
+    return best
+
+
+def read(trajectory: dict[str, Any], name: str, passed: bool, tried: bool = False) -> Trial:
+    """The turns of one trajectory, each with whether it brought news (`tried`: a step tried
+    and not applied that passed more checks than ever brings news too)."""
     trial = Trial(name, passed)
     best = -1
     made: set[str] = set()
@@ -80,15 +102,20 @@ def read(trajectory: dict[str, Any], name: str, passed: bool) -> Trial:
             if (result.get("extra") or {}).get("success") and key not in made:
                 made.add(key)
                 turn.news = True
-        passing = extra.get("passing", extra.get("tests_passing"))  # the older records' name
-        if isinstance(passing, int) and passing > best:
-            turn.news = turn.news or best >= 0
-            best = passing
+        readings = [extra.get("passing", extra.get("tests_passing"))]  # the older records' name
+        candidates = extra.get("candidates")
+        if isinstance(candidates, dict):  # the checks passing before the turn, then the tried
+            readings[:0] = [candidates.get("passing_before")]
+            readings += [tried_best(candidates)] if tried else []
+        for passing in readings:
+            if isinstance(passing, int) and passing > best:
+                turn.news = turn.news or best >= 0
+                best = passing
     trial.turns = [by_turn[n] for n in sorted(by_turn)]
     return trial
 
 
-def trials_in(folders: list[Path]) -> list[Trial]:
+def trials_in(folders: list[Path], tried: bool = False) -> list[Trial]:
     found = []
     for folder in folders:
         for path in sorted(folder.glob("**/logs/agent/trajectory.json")):
@@ -100,7 +127,7 @@ def trials_in(folders: list[Path]) -> list[Trial]:
                 doc = json.loads(path.read_text())
             except (OSError, ValueError):
                 continue
-            found.append(read(doc, str(trial_dir.relative_to(folder)), result.passed))
+            found.append(read(doc, str(trial_dir.relative_to(folder)), result.passed, tried))
     return found
 
 
@@ -128,11 +155,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("runs", type=Path, nargs="+")
     parser.add_argument("--max-k", type=int, default=10)
+    parser.add_argument(
+        "--news",
+        choices=("applied", "tried"),
+        default="applied",
+        help="tried: a step tried and not applied that passes more checks than ever is news too",
+    )
     args = parser.parse_args()
     for folder in args.runs:
         if not folder.is_dir():
             parser.error(f"{folder}: no such folder")
-    trials = trials_in(args.runs)
+    trials = trials_in(args.runs, tried=args.news == "tried")
     if not trials:
         parser.error(f"no finished trial with a trajectory under {', '.join(map(str, args.runs))}")
     report(trials, range(2, args.max_k + 1))

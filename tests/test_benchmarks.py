@@ -266,6 +266,29 @@ def test_same_calls_tells_same_cut_and_differ_apart(tmp_path: Path) -> None:
     assert "differ  call 1 of" in line[0] and "(its answer)" in line[0], line
 
 
+def test_stalls_counts_a_step_tried_that_passes_more_as_news_only_when_asked() -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import stalls
+    finally:
+        sys.path.pop(0)
+    read = {"function_name": "read_file", "arguments": {"path": "/app/in.txt"}}
+    tried = {"passing_before": 2, "candidates": [{"result": "run_command: checks 3/3"}]}
+    steps = [
+        {"source": "agent", "message": "a", "extra": {"turn": 1, "latency_sec": 1.0},
+         "tool_calls": [read], "observation": {"results": [{"extra": {"success": True}}]}},
+        {"source": "agent", "message": "b", "extra": {"turn": 2, "candidates": tried}},
+        *({"source": "agent", "message": "c", "extra": {"turn": n}} for n in (3, 4, 5)),
+        {"source": "system", "extra": {"turn": 6, "passing": 3}},
+    ]  # fmt: skip
+    applied = stalls.read({"steps": steps}, "t", True)
+    assert [t.news for t in applied.turns] == [True, False, False, False, False, True]
+    assert applied.stuck_at(4) == 4  # turns 2 to 5: the cut would have lost the pass at 6
+    seen = stalls.read({"steps": steps}, "t", True, tried=True)
+    assert [t.news for t in seen.turns] == [True, True, False, False, False, False]
+    assert seen.stuck_at(4) == 5  # after the step that passes was applied: nothing lost
+
+
 def test_overhead_benchmark() -> None:
     line = final_line("overhead.py", "--steps", "10")
     assert re.fullmatch(
