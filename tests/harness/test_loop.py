@@ -269,6 +269,7 @@ def test_climbing_tries_another_tool_when_the_call_does_not_help(tmp_path: Path)
         "edit_file: failed",
         "run_command: tests 2/2",
     ]
+    assert [c["passing"] for c in tried["candidates"]] == [-1, 2] and tried["total"] == 2
     model.assert_complete()
 
 

@@ -88,6 +88,22 @@ def test_a_check_the_harness_ran_is_a_step_the_model_sees() -> None:
     assert state.calls[-1].name == "verify_progress" and state.passing == 1
 
 
+def test_a_step_tried_that_passes_more_than_ever_is_news_applied_or_not() -> None:
+    state = LoopState()
+    bus = EventBus(state)
+    bus.emit(Measured(0, 2, 3, "acceptance checks"))
+    state.turns_since_news = 3
+    tried = (CandidateLine({}, "", "model", -1), CandidateLine({}, "", "computed", 3))
+    bus.emit(CandidatesTried(4, 2, True, tried, None, 3))  # seen, not applied
+    assert state.turns_since_news == 0 and state.passing == 2
+    state.turns_since_news = 2
+    bus.emit(Verified(5, "auto_verify", True, 3, 3, ""))  # applied later: nothing new
+    bus.emit(CandidatesTried(6, 3, False, tried, 1, 3))
+    assert state.turns_since_news == 2 and state.passing == 3
+    bus.emit(CandidatesTried(7, 3, False, (CandidateLine({}, "", "model", -1),), None, 3))
+    assert state.turns_since_news == 2  # a step that failed to run shows nothing
+
+
 def test_a_change_drops_what_it_made_stale() -> None:
     from hillclimber.harness.acting.tools import ToolCall, ToolResult
 

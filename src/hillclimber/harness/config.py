@@ -115,9 +115,9 @@ class CompletionSettings(_Settings):
     no_progress_turns: int | None = 8
     """End (through a check) after this many turns without a new successful action."""
     stall_turns: int | None = 10
-    """End the trial (through one last check) after this many turns with no news: no check
-    newly passing and no successful action not seen before (small models spin for the rest
-    of their budget)."""
+    """End the trial (through one last check) after this many turns with no news: no more
+    checks passing than ever (on the workspace, or by a step climbing tried and put back) and
+    no successful action not seen before (small models spin for the rest of their budget)."""
     confirm: bool = True
     """On a pass of the harness's own checks with none that shows the values right, the model
     is shown the result; its next done-signal with nothing changed ends the trial `confirmed`.

@@ -162,7 +162,10 @@ class LoopState:
     """Checks passing at the last check."""
     turns_since_improvement: int = 0
     turns_since_news: int = 0
-    """Turns since a check newly passed or an action succeeded that had not before."""
+    """Turns since more checks passed than ever (on the workspace, or by a step climbing tried
+    and put back) or an action succeeded that had not before."""
+    best_seen: float = -1.0
+    """The largest share of the checks that passed, on the workspace or by a step tried."""
     succeeded: set[str] = field(default_factory=set)
     """Signatures of the calls that succeeded."""
     consecutive_failures: int = 0
@@ -198,6 +201,9 @@ class LoopState:
                 self.checked(event.passing, event.total, event.label)
             case ToolRan(tool="verify_progress", metadata={"total": total, **meta}):
                 self.checked(meta["passing"], total, meta["label"])
+            case CandidatesTried(candidates=lines, total=total) if total:
+                # a step that passes more is the way forward seen, applied or not: not a stall
+                self.saw(max((line.passing for line in lines), default=-1) / total)
 
     def turn_started(self) -> None:
         self.turns_since_news += 1
@@ -294,12 +300,19 @@ class LoopState:
             "feedback.verification.progress", label=label, passing=passing, total=total
         )
         self.passing = passing
+        self.saw(progress)
         if progress > self.best_progress:
             self.best_progress = progress
             self.turns_since_improvement = 0
-            self.turns_since_news = 0
         else:
             self.turns_since_improvement += 1
+
+    def saw(self, progress: float) -> None:
+        """A share of the checks passed, on the workspace or by a step tried: more than ever is
+        news."""
+        if progress > self.best_seen:
+            self.best_seen = progress
+            self.turns_since_news = 0
 
     def verified(self, check: Verified) -> None:
         """The harness ran the checks (`why`: what made it): a step of the history, shown as

@@ -78,6 +78,12 @@ def _printed(tried: Sequence[Candidate], chosen: Candidate | None, prompts: Prom
     return ""
 
 
+def _passed(candidate: Candidate) -> int:
+    """The checks a step tried passed, -1 when it failed to run: a step that passes more than
+    any before is news, applied or not (`LoopState.saw`)."""
+    return candidate.passing if candidate.success else -1
+
+
 _FILE_NAME = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
 
 
@@ -233,8 +239,12 @@ class ClimbStep:
                 turn,
                 passing,
                 not own,
-                tuple(CandidateLine(c.call.model_dump(), c.line(say), c.origin) for c in tried),
+                tuple(
+                    CandidateLine(c.call.model_dump(), c.line(say), c.origin, _passed(c))
+                    for c in tried
+                ),
                 tried.index(chosen) if chosen is not None else None,
+                tried[0].total if tried else 0,
             )
         )
         if chosen is not None or not own:

@@ -85,6 +85,8 @@ class CandidateLine:
     result: str
     origin: str = "model"
     """model (its own call), tool (another tool asked), reading (of a call), plan (a step)."""
+    passing: int = -1
+    """The checks it passed; -1 when it failed to run."""
 
 
 @dataclass(frozen=True)
@@ -95,6 +97,8 @@ class CandidatesTried:
     candidates: tuple[CandidateLine, ...]
     chosen: int | None
     """Index into `candidates` of the one applied; None when none was."""
+    total: int = 0
+    """The checks there are."""
 
 
 @dataclass(frozen=True)
