@@ -22,7 +22,14 @@ from hillclimber.shell.command import (
     program,
     read_command,
 )
-from hillclimber.shell.split import HEREDOC, SimpleCommand, pipelines, split_commands
+from hillclimber.shell.split import (
+    HEREDOC,
+    SimpleCommand,
+    heredoc_end,
+    line_end,
+    pipelines,
+    split_commands,
+)
 from hillclimber.shell.words import operands, read_words
 
 MAX_DEPTH = 6
@@ -132,7 +139,7 @@ def _lift_heredocs(
     out.append("\n")
     for delimiter, strip_tabs, expands in heredocs:
         start = i
-        _, i = _heredoc_end(script, i, delimiter, strip_tabs)
+        _, i = heredoc_end(script, i, delimiter, strip_tabs)
         body = script[start:i]
         if expands:
             body, found = lift(body, quotes=False)
@@ -228,30 +235,16 @@ def _here_strings(text: str) -> list[str]:
     return found
 
 
-def _heredoc_end(script: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[int, int]:
-    """(where the body ends, where its delimiter's line ends) of a heredoc whose body starts at
-    `i`; the script's end for both when no line closes it."""
-    while i < len(script):
-        end = script.find("\n", i)
-        end = len(script) if end < 0 else end + 1
-        line = script[i:end].rstrip("\n")
-        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
-            return i, end
-        i = end
-    return i, i
-
-
 def heredoc_bodies(script: str) -> list[str]:
     """The body of each heredoc in `script` as written: what `cat > run.py <<'EOF'` writes,
     what `python3 - <<EOF` runs."""
     bodies: list[str] = []
     i = 0
     while i < len(script):
-        end = script.find("\n", i)
-        end = len(script) if end < 0 else end + 1
+        end = line_end(script, i)
         line, i = script[i:end], end
         for strip, _, delimiter in [] if "<<<" in line else HEREDOC.findall(line):
-            body_end, after = _heredoc_end(script, i, delimiter, strip == "-")
+            body_end, after = heredoc_end(script, i, delimiter, strip == "-")
             bodies.append(script[i:body_end])
             i = after
     return bodies

@@ -71,16 +71,29 @@ def _operator_at(script: str, i: int) -> str | None:
     return None
 
 
+def line_end(script: str, i: int) -> int:
+    """Where the line that holds `i` ends: after its newline, or at the script's end."""
+    end = script.find("\n", i)
+    return len(script) if end < 0 else end + 1
+
+
+def heredoc_end(script: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[int, int]:
+    """(where the body ends, where its delimiter's line ends) of a heredoc whose body starts at
+    `i`; the script's end for both when no line closes it. Lines end at a newline only, as
+    the shell's do."""
+    while i < len(script):
+        end = line_end(script, i)
+        line = script[i:end].rstrip("\n")
+        if (line.lstrip("\t") if strip_tabs else line) == delimiter:
+            return i, end
+        i = end
+    return i, i
+
+
 def _skip_heredoc_bodies(script: str, i: int, pending: list[tuple[str, bool]]) -> int:
     """Skip the bodies of heredocs opened on the line that ended just before `i`."""
-    lines = script[i:].splitlines(keepends=True)
     for delim, strip_tabs in pending:
-        while lines:
-            line = lines.pop(0)
-            i += len(line)
-            check = line.lstrip("\t") if strip_tabs else line
-            if check.rstrip("\n") == delim:
-                break
+        _, i = heredoc_end(script, i, delim, strip_tabs)
     pending.clear()
     return i
 
