@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from hillclimber.setup.fetches import fetches, python_sources, script_fetches
+from hillclimber.setup.fetches import fetches, programs, script_fetches
 
 
 @pytest.mark.parametrize(
@@ -63,7 +63,7 @@ def test_the_python_a_script_runs_is_read_wherever_it_is_written() -> None:
         "python3 -c \"\nfrom datasets import load_dataset\nload_dataset('org/d')\n\"\n"
         "python3 - <<EOF\nimport urllib.request\nurllib.request.urlopen('https://b.invalid/')\nEOF\n"
     )
-    assert len(python_sources(script)) == 3
+    assert len(programs(script)) == 3
     assert script_fetches(script) == [
         "download https://a.invalid/x",
         "download https://b.invalid/",

@@ -43,26 +43,23 @@ _HUB_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(?:/[\w.-]+)?$")
 
 
 def script_fetches(script: str) -> list[str]:
-    """The fetches of the Python in a script (`python_sources`)."""
-    return [need for _, tree in _programs(script) for need in _fetched(tree)]
+    """The fetches of the Python in a script (`programs`)."""
+    return [need for tree in programs(script) for need in _fetched(tree)]
 
 
-def python_sources(script: str) -> list[str]:
-    """The Python programs a script is or holds: itself, its heredocs, its `python -c` code."""
-    return [source for source, _ in _programs(script)]
-
-
-def _programs(script: str) -> list[tuple[str, ast.Module]]:
+def programs(script: str) -> list[ast.Module]:
+    """The Python programs a script is or holds, parsed: itself, its heredocs, its `python -c`
+    code."""
     whole = _parsed(script)
     if whole is not None:
-        return [(script, whole)]
+        return [whole]
     inline = [
         cmd.args[cmd.args.index("-c") + 1]
         for cmd in commands(script)
         if _PYTHON.fullmatch(cmd.name) and "-c" in cmd.args[1:-1]
     ]
-    found = ((code, _parsed(code)) for code in [*heredoc_bodies(script), *inline])
-    return [(code, tree) for code, tree in found if tree is not None]
+    found = (_parsed(code) for code in [*heredoc_bodies(script), *inline])
+    return [tree for tree in found if tree is not None]
 
 
 def fetches(source: str) -> list[str]:
