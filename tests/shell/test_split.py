@@ -77,6 +77,12 @@ def test_two_heredocs_on_one_line_are_both_skipped() -> None:
     assert texts(script) == ["cat <<A <<'B'", "ls"]
 
 
+def test_a_heredocs_lines_end_at_newlines_only_as_the_shells_do() -> None:
+    """A carriage return or a form feed does not end a line: `x\rEOF` is no delimiter."""
+    script = "cat <<EOF > f\nx\rEOF\ny\x0cEOF\nEOF\nls"
+    assert texts(script) == ["cat <<EOF > f", "ls"]
+
+
 def test_a_here_string_of_a_quoted_sentence_is_no_heredoc() -> None:
     assert texts('bash <<< "rm x"\nls') == ['bash <<< "rm x"', "ls"]
 
