@@ -273,6 +273,34 @@ def test_climbing_tries_another_tool_when_the_call_does_not_help(tmp_path: Path)
     model.assert_complete()
 
 
+def test_climbing_stops_asking_other_tools_once_their_answers_went_unapplied(
+    tmp_path: Path,
+) -> None:
+    """Two answers asked of other tools in turn 1 change nothing and are not applied: with
+    `unpaid_asks` 2 the trial asks no more, so turn 2's answer is the model's own turn."""
+    nothing = [call("run_command", command=c) for c in ("true", "ls /", "pwd", "echo hi")]
+    answers = [*nothing, WRITE_OK]
+    config = quiet(preset("climber"), unpaid_asks=2, stall_turns=None)
+    outcome, model, _ = run_agent(tmp_path, config, answers)
+    assert outcome.info["loop_exit"] == "verified"
+    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
+    roles = [s["extra"]["role"] for s in steps if s["source"] == "agent"]
+    assert roles == ["worker", "candidate", "candidate", "worker", "worker"]
+    model.assert_complete()
+
+
+def test_climbing_asks_other_tools_each_turn_without_a_limit(tmp_path: Path) -> None:
+    nothing = [call("run_command", command=c) for c in ("true", "ls /", "pwd")]
+    answers = [*nothing, call("run_command", command="echo hi"), "x", WRITE_OK]
+    config = quiet(preset("climber"), unpaid_asks=0, stall_turns=None)
+    outcome, model, _ = run_agent(tmp_path, config, answers)
+    assert outcome.info["loop_exit"] == "verified"
+    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
+    roles = [s["extra"]["role"] for s in steps if s["source"] == "agent"]
+    assert roles == ["worker", "candidate", "candidate", "worker", "candidate", "candidate"]
+    model.assert_complete()
+
+
 def test_climbing_tries_other_tools_when_the_models_call_is_refused(tmp_path: Path) -> None:
     answers = [call("run_command", command="rm -rf /"), WRITE_OK]
     outcome, model, _ = run_agent(tmp_path, quiet(preset("climber")), answers)

@@ -285,6 +285,7 @@ def _climb_step(
         ),
         asker,
         candidates=config.climbing.candidates,
+        unpaid_asks=config.climbing.unpaid_asks,
         forgiving=config.ask.forgiving_parser,
         guards=guards,
         env=env,

@@ -176,6 +176,7 @@ class ClimbStep:
         asker: Asker,
         *,
         candidates: int,
+        unpaid_asks: int = 0,
         forgiving: bool,
         guards: Guards,
         env: ToolEnv,
@@ -187,6 +188,9 @@ class ClimbStep:
         self.climb = climb
         self.asker = asker
         self.candidates = candidates
+        self.unpaid_asks = unpaid_asks
+        self.unpaid = 0
+        """Answers asked of other tools since the last one applied (`unpaid_asks`)."""
         self.forgiving = forgiving
         self.guards = guards
         self.env = env
@@ -234,6 +238,7 @@ class ClimbStep:
         say = self.asker.prompts
         self.seen = _printed(tried, chosen, say)
         self.applied = chosen.origin if chosen is not None else ""
+        self.unpaid = 0 if self.applied == "tool" else self.unpaid
         self.events.emit(
             CandidatesTried(
                 turn,
@@ -279,7 +284,10 @@ class ClimbStep:
             asked = sum(c.origin in ("model", "tool", "computed") for c in tried) + (not own)
             if asked >= self.candidates or not self.climb.enabled or any(map(solved, tried)):
                 break
+            if self.unpaid_asks and self.unpaid >= self.unpaid_asks:
+                break
             self.climb.asked[target] += 1
+            self.unpaid += 1
             alternative = ask_alternative(self.asker, answer.request, target, turn)
             if alternative is None:
                 continue
