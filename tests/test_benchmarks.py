@@ -289,6 +289,38 @@ def test_stalls_counts_a_step_tried_that_passes_more_as_news_only_when_asked() -
     assert seen.stuck_at(4) == 5  # after the step that passes was applied: nothing lost
 
 
+def test_asides_cut_counts_the_asks_after_n_unapplied_and_the_applied_ones_it_loses() -> None:
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    try:
+        import asides
+    finally:
+        sys.path.pop(0)
+
+    def turn(number: int, chosen: int, asks: int) -> list[dict[str, object]]:
+        origins = ["model", "tool", "tool"]
+        tried = {"candidates": [{"origin": o} for o in origins], "chosen": chosen}
+        worker = {
+            "source": "agent",
+            "extra": {"turn": number, "role": "worker", "latency_sec": 1.0, "candidates": tried},
+        }
+        ask = {
+            "source": "agent",
+            "extra": {"turn": number, "role": "candidate", "latency_sec": 10.0},
+        }
+        return [worker, *[ask] * asks]  # fmt: skip
+
+    # turns 1 and 2 ask two each, unapplied; turn 3's second ask is applied; turn 4 asks two
+    steps = [*turn(1, 0, 2), *turn(2, 0, 2), *turn(3, 2, 2), *turn(4, 0, 2)]
+    tally = asides.Tally()
+    trial = asides.read({"steps": steps}, "t", True, tally)
+    assert tally.calls == {"worker": 4, "candidate": 8} and tally.seconds["candidate"] == 80
+    assert tally.applied == {"model": 3, "tool": 1} and tally.applied_passed["tool"] == 1
+    assert [t.applied for t in trial.turns] == [None, None, 1, None]
+    assert trial.cut(6) == (0.0, 0)  # turn 3's applied ask starts the count again
+    assert trial.cut(5) == (30.0, 1)  # stops before turn 3's second ask: it is lost
+    assert trial.cut(4) == (40.0, 1)
+
+
 def test_overhead_benchmark() -> None:
     line = final_line("overhead.py", "--steps", "10")
     assert re.fullmatch(
