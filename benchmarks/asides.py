@@ -20,13 +20,12 @@ ran printed: that the cut cannot see.)
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hillclimber.results import read_trial
+from _trajectories import finished, folders_given
 
 
 @dataclass
@@ -97,20 +96,7 @@ def read(trajectory: dict[str, Any], name: str, passed: bool, tally: Tally) -> T
 
 
 def trials_in(folders: list[Path], tally: Tally) -> list[Trial]:
-    found = []
-    for folder in folders:
-        for path in sorted(folder.glob("**/logs/agent/trajectory.json")):
-            trial_dir = path.parents[2]
-            result = read_trial(trial_dir / "result.json")
-            if result is None or result.evaluation is None:
-                continue
-            try:
-                doc = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue
-            name = str(trial_dir.relative_to(folder))
-            found.append(read(doc, name, result.passed, tally))
-    return found
+    return [read(doc, name, passed, tally) for name, passed, doc in finished(folders)]
 
 
 def report(trials: list[Trial], tally: Tally, max_unpaid: int) -> None:
@@ -142,9 +128,7 @@ def main() -> None:
     parser.add_argument("runs", type=Path, nargs="+")
     parser.add_argument("--max-unpaid", type=int, default=10)
     args = parser.parse_args()
-    for folder in args.runs:
-        if not folder.is_dir():
-            parser.error(f"{folder}: no such folder")
+    folders_given(parser, args.runs)
     tally = Tally()
     trials = trials_in(args.runs, tally)
     if not trials:

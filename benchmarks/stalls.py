@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hillclimber.results import read_trial
+from _trajectories import finished, folders_given
 
 
 @dataclass
@@ -116,19 +116,7 @@ def read(trajectory: dict[str, Any], name: str, passed: bool, tried: bool = Fals
 
 
 def trials_in(folders: list[Path], tried: bool = False) -> list[Trial]:
-    found = []
-    for folder in folders:
-        for path in sorted(folder.glob("**/logs/agent/trajectory.json")):
-            trial_dir = path.parents[2]
-            result = read_trial(trial_dir / "result.json")
-            if result is None or result.evaluation is None:
-                continue
-            try:
-                doc = json.loads(path.read_text())
-            except (OSError, ValueError):
-                continue
-            found.append(read(doc, str(trial_dir.relative_to(folder)), result.passed, tried))
-    return found
+    return [read(doc, name, passed, tried) for name, passed, doc in finished(folders)]
 
 
 def report(trials: list[Trial], ks: range) -> None:
@@ -162,9 +150,7 @@ def main() -> None:
         help="tried: a step tried and not applied that passes more checks than ever is news too",
     )
     args = parser.parse_args()
-    for folder in args.runs:
-        if not folder.is_dir():
-            parser.error(f"{folder}: no such folder")
+    folders_given(parser, args.runs)
     trials = trials_in(args.runs, tried=args.news == "tried")
     if not trials:
         parser.error(f"no finished trial with a trajectory under {', '.join(map(str, args.runs))}")
