@@ -137,8 +137,9 @@ class Climbing(_Settings):
     as it is."""
     unpaid_asks: int = Field(default=0, ge=0)
     """Stop asking other tools for the rest of the trial once this many such answers in a row
-    were not applied (one applied starts the count again): an ask that has not paid in this
-    trial seldom pays later, and each is a whole answer of the model. 0: no limit."""
+    were not applied (one applied as it came, not another reading of it, starts the count
+    again): an ask that has not paid in a trial seldom pays later in it, and each is a whole
+    answer of the model (`benchmarks/asides.py`). 0: no limit."""
     computed: int = Field(default=0, ge=0, le=10)
     """While no candidate passes every check, ask up to this many times a trial for one shell
     command that works the answer file out from the input, and try it with its output sent to

@@ -176,7 +176,7 @@ class ClimbStep:
         asker: Asker,
         *,
         candidates: int,
-        unpaid_asks: int = 0,
+        unpaid_asks: int,
         forgiving: bool,
         guards: Guards,
         env: ToolEnv,
