@@ -39,6 +39,15 @@ def running(mark: str) -> list[str]:
     return found
 
 
+def running_within(mark: str, seconds: float = 5.0) -> list[str]:
+    """The processes with `mark` once one is there, waiting up to `seconds` (a process a
+    command started in the background may not have reached its own command line yet)."""
+    deadline = time.monotonic() + seconds
+    while not (found := running(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return found
+
+
 def gone_within(mark: str, seconds: float = 5.0) -> list[str]:
     """What is still running with `mark` after waiting up to `seconds` for it to go."""
     return left_running({mark: mark}, seconds).get(mark, [])
