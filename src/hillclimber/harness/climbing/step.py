@@ -238,7 +238,8 @@ class ClimbStep:
         say = self.asker.prompts
         self.seen = _printed(tried, chosen, say)
         self.applied = chosen.origin if chosen is not None else ""
-        self.unpaid = 0 if self.applied == "tool" else self.unpaid
+        if self.applied == "tool":  # an ask paid: the count of unpaid ones starts again
+            self.unpaid = 0
         self.events.emit(
             CandidatesTried(
                 turn,
