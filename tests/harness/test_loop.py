@@ -85,6 +85,17 @@ def prompts_text(model: ScriptedModel, index: int) -> str:
     return "\n".join(m.content for m in model.requests[index].messages)
 
 
+def recorded_steps(tmp_path: Path) -> list[dict[str, Any]]:
+    """The steps of the trajectory `run_agent` wrote."""
+    doc: dict[str, Any] = json.loads((tmp_path / "log" / "trajectory.json").read_text())
+    return list(doc["steps"])
+
+
+def model_roles(tmp_path: Path) -> list[str]:
+    """Who asked each model call of the trial, in order (`worker`: the loop's own turn)."""
+    return [s["extra"]["role"] for s in recorded_steps(tmp_path) if s["source"] == "agent"]
+
+
 def test_task_complete_after_the_work_is_verified(tmp_path: Path) -> None:
     outcome, model, evaluations = run_agent(tmp_path, quiet(preset("fm")), [WRITE_OK, DONE])
     assert outcome.info["loop_exit"] == "verified"
@@ -263,7 +274,7 @@ def test_climbing_tries_another_tool_when_the_call_does_not_help(tmp_path: Path)
         "const": "run_command"
     }
     assert model.requests[1].messages == model.requests[0].messages  # the same question
-    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
+    steps = recorded_steps(tmp_path)
     tried = next(s["extra"]["candidates"] for s in steps if "candidates" in s.get("extra", {}))
     assert tried["chosen"] == 1 and [c["result"] for c in tried["candidates"]] == [
         "edit_file: failed",
@@ -283,9 +294,7 @@ def test_climbing_stops_asking_other_tools_once_their_answers_went_unapplied(
     config = quiet(preset("climber"), unpaid_asks=2, stall_turns=None)
     outcome, model, _ = run_agent(tmp_path, config, answers)
     assert outcome.info["loop_exit"] == "verified"
-    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
-    roles = [s["extra"]["role"] for s in steps if s["source"] == "agent"]
-    assert roles == ["worker", "candidate", "candidate", "worker", "worker"]
+    assert model_roles(tmp_path) == ["worker", "candidate", "candidate", "worker", "worker"]
     model.assert_complete()
 
 
@@ -295,9 +304,14 @@ def test_climbing_asks_other_tools_each_turn_without_a_limit(tmp_path: Path) -> 
     config = quiet(preset("climber"), unpaid_asks=0, stall_turns=None)
     outcome, model, _ = run_agent(tmp_path, config, answers)
     assert outcome.info["loop_exit"] == "verified"
-    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
-    roles = [s["extra"]["role"] for s in steps if s["source"] == "agent"]
-    assert roles == ["worker", "candidate", "candidate", "worker", "candidate", "candidate"]
+    assert model_roles(tmp_path) == [
+        "worker",
+        "candidate",
+        "candidate",
+        "worker",
+        "candidate",
+        "candidate",
+    ]
     model.assert_complete()
 
 
@@ -391,7 +405,7 @@ def test_a_read_of_what_was_read_reads_the_other_named_file(tmp_path: Path) -> N
     model.assert_complete()
     told = prompts_text(model, 2)
     assert "B=0\n" in told and "NOTE: /app/a.txt is as you read it before" in told
-    steps = json.loads((tmp_path / "log" / "trajectory.json").read_text())["steps"]
+    steps = recorded_steps(tmp_path)
     guarded = [
         s for s in steps if (s.get("extra") or {}).get("guard", {}).get("rule") == "rereading"
     ]
