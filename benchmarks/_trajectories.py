@@ -28,9 +28,8 @@ def finished(folders: list[Path]) -> Iterator[tuple[str, bool, dict[str, Any]]]:
             yield str(trial_dir.relative_to(folder)), result.passed, doc
 
 
-def folders_given(parser: argparse.ArgumentParser, folders: list[Path]) -> list[Path]:
-    """The run folders named on the command line; the parser's error for one that is not."""
+def folders_given(parser: argparse.ArgumentParser, folders: list[Path]) -> None:
+    """The parser's error for a run folder named on the command line that is not one."""
     for folder in folders:
         if not folder.is_dir():
             parser.error(f"{folder}: no such folder")
-    return folders
