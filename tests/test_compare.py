@@ -10,6 +10,7 @@ import pytest
 from hillclimber.compare import folder_name, load_setting
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
+from hillclimber.models.scripted import WINDOW
 from hillclimber.report.rundata import load_runs
 
 from conftest import FIXTURES, hc
@@ -119,6 +120,7 @@ def test_compare_runs_every_setting_on_the_same_tasks_and_resumes(tmp_path: Path
     assert [t.passed for t in loaded["bash-only"].trials] == [False]
     assert loaded["bash-only"].config.harness is not None
     assert loaded["bash-only"].config.harness.tools == ("run_command", "task_complete")
+    assert f"scripted:{script} (window {WINDOW})" in " ".join(result.stdout.split())
     for label in ("fm", "naive", "bash-only", "fx-hello", "✓", "✗"):
         assert label in result.stdout, label
     # the feedback row: only fm's trial saw test results (naive never does; bash-only never wrote)

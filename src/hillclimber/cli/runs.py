@@ -50,7 +50,7 @@ from hillclimber.cli.options import (
 from hillclimber.compare import plan as plan_comparison
 from hillclimber.compare import served
 from hillclimber.errors import HillclimberError
-from hillclimber.models import ModelConfig, make_model
+from hillclimber.models import ModelConfig, make_model, window_of
 from hillclimber.paths import home
 from hillclimber.report.progress import LiveProgress
 from hillclimber.report.rundata import load_runs
@@ -159,7 +159,10 @@ def bench(
         config, notes = _remembered(config, chosen, memory, notes)
     run = Run(config, chosen, runs_dir / run_id, redo=redo, retry_errors=retry_errors,
               invalid_tasks=invalid, notes=notes)  # fmt: skip
-    who = f"{model} with setting {setting.preset}" if setting else f"agent {agent}"
+    who = f"agent {agent}"
+    if model_config is not None:
+        who = f"{model} (window {window_of(model_config)})"
+        who += f" with setting {setting.preset}" if setting else f" by {agent}"
     _say(f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, sandbox "
          f"{kind.value}, {config.n_concurrent} at a time → {run.run_dir}")  # fmt: skip
     summary = _execute(run, len(chosen) * n_attempts)
@@ -233,13 +236,14 @@ def compare(
     settings = compared(presets, sets, max_turns)
     kind, notes = pick_sandbox(sandbox, unsafe=unsafe)
     run_id = new_run_id(run_id)
+    model_config = _model(model, base_url, context_window, lookup)
     base = run_config(
         run_id,
         str(dataset) if dataset else (suite or "mini"),
         chosen,
         agent="harness",
         sandbox=kind,
-        model=_model(model, base_url, context_window, lookup),
+        model=model_config,
         harness=None,
         n_attempts=n_attempts,
         n_concurrent=concurrency(n_concurrent, model),
@@ -254,7 +258,8 @@ def compare(
                               retry_errors=retry_errors, invalid_tasks=invalid)  # fmt: skip
     labels = ", ".join(setting.label for setting in settings)
     _say(f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × {n_attempts} "
-         f"attempts, {model}, sandbox {kind.value} → {run_dir}")  # fmt: skip
+         f"attempts, {model} (window {window_of(model_config)}), sandbox {kind.value} "
+         f"→ {run_dir}")  # fmt: skip
     for setting, planned in zip(settings, runs, strict=True):
         console.print(f"[bold]{setting.label}[/]", highlight=False)
         with served(planned) as job:
