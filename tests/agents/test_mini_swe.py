@@ -17,7 +17,7 @@ from hillclimber.compare import load_setting, plan, served
 from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.loaders import load_task
-from hillclimber.models import ModelConfig
+from hillclimber.models import ModelConfig, window_of
 from hillclimber.results import read_trial
 
 from conftest import FIXTURES, IN_CI, isolated_sandbox, missing, run_config
@@ -125,6 +125,7 @@ def test_mini_swe_agent_runs_a_fixture_task_on_the_served_model(tmp_path: Path) 
     try:
         with served(run) as job:
             assert job.config.model is not None and job.config.model.base_url
+            assert job.config.model.context_window == window_of(ModelConfig(spec="local"))
             job.execute()
     except (ModelUnavailable, HillclimberError) as err:
         missing(f"the served model for the peer: {err}")
