@@ -20,7 +20,6 @@ from hillclimber.agents import PEERS
 from hillclimber.errors import HillclimberError
 from hillclimber.harness.config import HarnessConfig
 from hillclimber.harness.presets import load_harness
-from hillclimber.models import window_of
 from hillclimber.models.serve import serve
 from hillclimber.paths import write_json
 from hillclimber.report.rundata import COMPARISON_FILE, Comparison
@@ -57,7 +56,7 @@ def served(run: Run) -> Iterator[Run]:
         yield run
         return
     with serve(model.spec, context_window=model.context_window, threads=model.threads) as server:
-        window = window_of(model)  # the served window, not an HTTP back end's default
+        window = server.context_window  # the served window, not an HTTP back end's default
         http = model.model_copy(
             update={"spec": server.spec(), "base_url": server.base_url, "context_window": window}
         )

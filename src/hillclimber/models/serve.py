@@ -46,6 +46,8 @@ class Served:
     process: subprocess.Popen[bytes]
     log: Path
     """Where the server writes what it says."""
+    context_window: int
+    """The tokens of prompt and answer it serves (`--n_ctx`)."""
 
     def spec(self) -> str:
         """The model spec a hillclimber command takes for it (with `--base-url`)."""
@@ -114,7 +116,7 @@ def serve(
     command = server_command(name, path, port=port, n_ctx=n_ctx, threads=threads, lookup=lookup)
     with log.open("wb") as out:
         process = subprocess.Popen(_with_parent(command), stdout=out, stderr=subprocess.STDOUT)
-    served = Served(name, f"http://{HOST}:{port}/v1", process, log)
+    served = Served(name, f"http://{HOST}:{port}/v1", process, log, n_ctx)
     try:
         _wait_ready(served)
         yield served
