@@ -120,7 +120,7 @@ def test_compare_runs_every_setting_on_the_same_tasks_and_resumes(tmp_path: Path
     assert [t.passed for t in loaded["bash-only"].trials] == [False]
     assert loaded["bash-only"].config.harness is not None
     assert loaded["bash-only"].config.harness.tools == ("run_command", "task_complete")
-    assert f"scripted:{script} (window {WINDOW})" in " ".join(result.stdout.split())
+    assert f"scripted:{script} (window {WINDOW:,})" in " ".join(result.stdout.split())
     for label in ("fm", "naive", "bash-only", "fx-hello", "✓", "✗"):
         assert label in result.stdout, label
     # the feedback row: only fm's trial saw test results (naive never does; bash-only never wrote)

@@ -228,6 +228,18 @@ def test_a_task_whose_solution_installs_runs_in_its_image_where_images_can_be_bu
     assert place(task, Podman("/nonexistent/podman")) == Placement("image", image_reasons(task))
 
 
+def test_the_opening_line_says_a_task_with_an_image_runs_in_it() -> None:
+    """A run whose tasks may run in their images does not say only "sandbox bwrap"."""
+    from hillclimber.cli.options import where_tasks_run
+    from hillclimber.sandbox import SandboxKind
+
+    assert where_tasks_run(SandboxKind.BWRAP, images=False) == "sandbox bwrap"
+    assert where_tasks_run(SandboxKind.BWRAP, images=True) == (
+        "sandbox bwrap, or its image for a task that needs one"
+    )
+    assert where_tasks_run(SandboxKind.CONTAINER, images=True) == "sandbox container"
+
+
 def test_every_task_of_the_built_in_suite_stays_in_bwrap() -> None:
     """Milliseconds to set up, nothing to build: the main benchmark's tasks never move."""
     from hillclimber.cli.options import load

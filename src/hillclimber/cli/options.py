@@ -212,6 +212,14 @@ def images_here(choice: SandboxChoice | None) -> bool:
     return choice in (None, SandboxChoice.AUTO) and not isinstance(find_engine(), str)
 
 
+def where_tasks_run(kind: SandboxKind, images: bool) -> str:
+    """The opening line's word on where the tasks run: a task that needs its image runs in it
+    when the engine works, whatever the sandbox of the others."""
+    if images and kind is not SandboxKind.CONTAINER:
+        return f"sandbox {kind.value}, or its image for a task that needs one"
+    return f"sandbox {kind.value}"
+
+
 def harness(spec: str, sets: list[str] | None, max_turns: int | None) -> HarnessConfig:
     """The harness setting a command names, with its overrides: the same on every command."""
     return load_harness(spec, setting_changes(sets, max_turns))

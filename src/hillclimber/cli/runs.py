@@ -46,6 +46,7 @@ from hillclimber.cli.options import (
     run_config,
     select,
     uses_model,
+    where_tasks_run,
 )
 from hillclimber.compare import plan as plan_comparison
 from hillclimber.compare import served
@@ -161,10 +162,11 @@ def bench(
               invalid_tasks=invalid, notes=notes)  # fmt: skip
     who = f"agent {agent}"
     if model_config is not None:
-        who = f"{model} (window {window_of(model_config)})"
+        who = f"{model} (window {window_of(model_config):,})"
         who += f" with setting {setting.preset}" if setting else f" by {agent}"
-    _say(f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, sandbox "
-         f"{kind.value}, {config.n_concurrent} at a time → {run.run_dir}")  # fmt: skip
+    _say(f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, "
+         f"{where_tasks_run(kind, config.images)}, {config.n_concurrent} at a time "
+         f"→ {run.run_dir}")  # fmt: skip
     summary = _execute(run, len(chosen) * n_attempts)
     _print_summary(summary, run.run_dir)
     if invalid:
@@ -258,8 +260,8 @@ def compare(
                               retry_errors=retry_errors, invalid_tasks=invalid)  # fmt: skip
     labels = ", ".join(setting.label for setting in settings)
     _say(f"comparison [bold]{run_id}[/]: {labels} on {len(chosen)} tasks × {n_attempts} "
-         f"attempts, {model} (window {window_of(model_config)}), sandbox {kind.value} "
-         f"→ {run_dir}")  # fmt: skip
+         f"attempts, {model} (window {window_of(model_config):,}), "
+         f"{where_tasks_run(kind, base.images)} → {run_dir}")  # fmt: skip
     for setting, planned in zip(settings, runs, strict=True):
         console.print(f"[bold]{setting.label}[/]", highlight=False)
         with served(planned) as job:
