@@ -109,7 +109,7 @@ def tasks_check(
     runnable = counts["bwrap"] + counts["image"]
     console.print(
         f"{runnable}/{len(chosen)} tasks can run here ({counts['bwrap']} in bwrap, "
-        f"{counts['image']} in their image{_builds(built) if build else ', not built yet'})"
+        f"{counts['image']} in their image{_builds(built) if build else _UNBUILT})"
         + (f"; {len(invalid)} could not be read" if invalid else ""),
         highlight=False,
     )
@@ -137,6 +137,10 @@ def _build_outcome(placed: Placement) -> str:
     if placed.image is None:
         return ""
     return "cached" if placed.image.cached else "built"
+
+
+_UNBUILT = ", built or found by --build"
+"""Without `--build` nothing is looked up: whether an image is built is not known."""
 
 
 def _builds(built: Counter[str]) -> str:
