@@ -135,6 +135,7 @@ def test_mini_swe_agent_runs_a_fixture_task_on_the_served_model(tmp_path: Path) 
     assert result.evaluation is not None  # scored by the task's tests, as every trial is
     info = result.agent_info
     assert info["model_calls"] >= 1 and info["prompt_tokens"] > 0, info
+    assert info["model_busy_after_sec"] >= 0  # the server was free before the trial ended
     trajectory = json.loads((trial_dir / "logs" / "agent" / TRAJECTORY).read_text())
     assert trajectory["info"]["mini_version"] == "2.4.6"
     assert trajectory["messages"][0]["role"] == "system"

@@ -11,11 +11,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from hillclimber.errors import HillclimberError, ModelUnavailable
 from hillclimber.models import CompletionRequest, Message, ModelConfig, embedded, make_model
-from hillclimber.models.serve import Served, embedded_name, serve, server_command
+from hillclimber.models.serve import Served, embedded_name, serve, server_command, wait_until_free
 
 from conftest import ctrl_c_acts, missing
 
@@ -71,6 +72,23 @@ def test_a_served_model_answers_our_openai_back_end(served: Served) -> None:
     completion = model.complete(request)
     assert completion.text.strip()
     assert completion.usage.prompt_tokens > 0
+
+
+@pytest.mark.model
+def test_a_call_given_up_on_is_waited_for_before_the_model_is_free(served: Served) -> None:
+    """The server computes an abandoned call to its end; `wait_until_free` returns only then
+    (its log's last line of timings is the abandoned call's), so it is not the next trial's."""
+    done = served.log.read_text(errors="replace").count("total time")
+    ask = {
+        "model": served.name,
+        "messages": [{"role": "user", "content": "Count from 1 to 400, one number a line."}],
+        "max_tokens": 400,
+        "temperature": 0,
+    }
+    with pytest.raises(httpx.TimeoutException):
+        httpx.post(f"{served.base_url}/chat/completions", json=ask, timeout=1.0)
+    wait_until_free(served.base_url, timeout=300)
+    assert served.log.read_text(errors="replace").count("total time") == done + 1
 
 
 def start_serving() -> tuple[subprocess.Popen[str], str]:

@@ -13,6 +13,9 @@ verifier, so its numbers sit beside our presets' in one `compare`.
 - Its environment is our sandbox behind its `Environment` interface: each command runs in the
   trial's sandbox, from the task's working folder, within the agent's time.
 - Its trajectory is kept in the trial folder (`logs/agent/mini-swe-agent.traj.json`).
+- A trial ends once the server is free: llama.cpp's server computes a call its client gave up
+  on at the end of the time to its end, and that time is not the next trial's (the wait is
+  `model_busy_after_sec` in the trial's record).
 
 It needs `pip install 'hillclimber[peers]'` (`bash scripts/install.sh dev` does it).
 """
@@ -30,6 +33,7 @@ from hillclimber.agents.base import AgentOutcome, Ended
 from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
 from hillclimber.models import ModelConfig
+from hillclimber.models.serve import wait_until_free
 
 NAME = "mini-swe-agent"
 CONFIG = "mini_textbased.yaml"
@@ -152,13 +156,22 @@ class MiniSweAgent:
         model = within_time(LitellmTextbasedModel, ctx)(**model_config)
         agent = DefaultAgent(model, environment, **agent_config)
         try:
-            result = agent.run(ctx.task.instruction)
-        except AgentTimeout:  # a command ran into the end of the agent's time
-            return _outcome(agent, "TimeExceeded", timed_out=True)
-        except Exception as err:  # its own uncaught-exception exit is in its trajectory
-            return _outcome(agent, type(err).__name__, str(err))
-        status = str(result.get("exit_status", ""))
-        return _outcome(agent, status, timed_out=status == "TimeExceeded")
+            outcome = _ran(agent, ctx.task.instruction)
+        finally:  # a call given up on at the end is the server's until done: not the next trial's
+            waited = wait_until_free(str(self.model.base_url), self.model.timeout_sec)
+        outcome.info["model_busy_after_sec"] = round(waited, 1)
+        return outcome
+
+
+def _ran(agent: Any, instruction: str) -> AgentOutcome:
+    try:
+        result = agent.run(instruction)
+    except AgentTimeout:  # a command ran into the end of the agent's time
+        return _outcome(agent, "TimeExceeded", timed_out=True)
+    except Exception as err:  # its own uncaught-exception exit is in its trajectory
+        return _outcome(agent, type(err).__name__, str(err))
+    status = str(result.get("exit_status", ""))
+    return _outcome(agent, status, timed_out=status == "TimeExceeded")
 
 
 def within_time(model_class: Any, ctx: AgentContext) -> Any:

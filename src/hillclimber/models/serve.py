@@ -14,6 +14,7 @@ answers differed (benchmarks/speed.py measures the in-process way, which pays).
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import shutil
 import socket
@@ -153,6 +154,18 @@ def _wait_ready(served: Served, timeout: float = READY_TIMEOUT_SEC) -> None:
     raise ModelUnavailable(
         f"the model server did not answer within {timeout:.0f}s: {_tail(served.log)}"
     )
+
+
+def wait_until_free(base_url: str, timeout: float) -> float:
+    """Seconds until the server at `base_url` has finished what it is computing, at most
+    `timeout`. llama.cpp's server computes a call its client gave up on to the end and answers
+    one at a time, so a trial that ran out of time during a call would otherwise hand the rest
+    of that call to the next trial's clock; its model list waits for the model to be free (a
+    server that computes calls side by side answers at once)."""
+    started = time.monotonic()
+    with contextlib.suppress(httpx.HTTPError):  # gone or still busy: the next call says so
+        httpx.get(f"{base_url}/models", timeout=timeout)
+    return time.monotonic() - started
 
 
 def _with_parent(command: list[str]) -> list[str]:
