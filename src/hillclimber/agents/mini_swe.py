@@ -155,10 +155,9 @@ class MiniSweAgent:
         )
         model = within_time(LitellmTextbasedModel, ctx)(**model_config)
         agent = DefaultAgent(model, environment, **agent_config)
-        try:
-            outcome = _ran(agent, ctx.task.instruction)
-        finally:  # a call given up on at the end is the server's until done: not the next trial's
-            waited = wait_until_free(str(self.model.base_url), self.model.timeout_sec)
+        outcome = _ran(agent, ctx.task.instruction)  # a Ctrl-C goes on at once, without waiting
+        # a call given up on at the end is the server's until done: not the next trial's
+        waited = wait_until_free(str(self.model.base_url), self.model.timeout_sec)
         outcome.info["model_busy_after_sec"] = round(waited, 1)
         return outcome
 
