@@ -43,6 +43,9 @@ def test_show_prints_the_numbers_and_the_task_matrix(runs_dir: Path) -> None:
     assert "fx-hello" in out and "✓" in out
     code, out, _ = hc("show", str(runs_dir / "oracle"))
     assert code == 0 and "oracle" in out and "–" in out
+    assert "how each trial ended" not in out  # asked for with --ends
+    code, out, _ = hc("show", str(runs_dir / "oracle"), "--ends")
+    assert code == 0 and "how each trial ended" in out and "passed, " in out
 
 
 def test_show_totals_names_no_task(runs_dir: Path) -> None:

@@ -16,11 +16,13 @@ from hillclimber.report.rundata import COMPARISON_FILE, Comparison, load_runs
 from hillclimber.report.steps import read_steps, shorten, tail
 from hillclimber.report.tables import (
     DASH,
+    ends_table,
     grade_rows,
     how_close,
     matrix_rows,
     stats_row,
     task_matrix,
+    trial_end,
 )
 from hillclimber.results import ExitReason
 
@@ -247,3 +249,24 @@ def test_the_window_of_a_model_is_known_without_loading_it(
     spec: str, given: int | None, tokens: int
 ) -> None:
     assert window_of(ModelConfig(spec=spec, context_window=given)) == tokens
+
+
+def test_how_each_trial_ended_is_the_agents_own_word_its_calls_and_time(
+    runs_dir: Path,
+) -> None:
+    naive, climber, oracle = load_runs([runs_dir / "cmp", runs_dir / "oracle-run"])
+    [said] = naive.trials
+    assert trial_end(said).startswith(f"{said.agent_info['loop_exit']}, 3 calls, ")
+    first = oracle.trials_of(oracle.trials[0].task_id)[0]  # no loop: the trial's own exit
+    assert trial_end(first).startswith("passed, ") and "calls" not in trial_end(first)
+    mini_swe = {"agent_info": {"loop_exit": "TimeExceeded", "model_calls": 10}}  # its record
+    peer = said.model_copy(update={**mini_swe, "timings": {"agent": 904.5}})
+    assert trial_end(peer) == "TimeExceeded, 10 calls, 15m04s"
+    climber.trials.clear()  # not run yet: a dot, as in the matrix
+    shown = Console(width=200, record=True)
+    shown.print(ends_table([naive, climber, oracle]))
+    text = shown.export_text()
+    assert "how each trial ended" in text and f"{said.agent_info['loop_exit']}, 3 calls" in text
+    oracle_row = next(line for line in text.splitlines() if oracle.trials[0].task_id in line)
+    assert oracle_row.count("passed, ") == 2  # both attempts, one cell
+    assert "·" in next(line for line in text.splitlines() if said.task_id in line)

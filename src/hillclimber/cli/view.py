@@ -11,7 +11,7 @@ import typer
 from hillclimber.cli.app import app, console, fail
 from hillclimber.errors import HillclimberError
 from hillclimber.report.rundata import load_runs
-from hillclimber.report.tables import grades_table, stats_table, task_matrix
+from hillclimber.report.tables import ends_table, grades_table, stats_table, task_matrix
 
 
 @app.command()
@@ -28,6 +28,13 @@ def show(
         bool,
         typer.Option(
             "--totals", help="The totals and grades only: no task named (a validation split)."
+        ),
+    ] = False,
+    ends: Annotated[
+        bool,
+        typer.Option(
+            "--ends",
+            help="Also how each trial's agent stopped: its exit, model calls and time.",
         ),
     ] = False,
 ) -> None:
@@ -50,6 +57,8 @@ def show(
     if totals:
         return
     console.print(task_matrix(runs))
+    if ends:
+        console.print(ends_table(runs))
     if task is None:
         return
     trials = [(run, trial) for run in runs for trial in run.trials_of(task)]

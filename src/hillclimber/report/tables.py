@@ -10,6 +10,7 @@ from rich.table import Table
 
 from hillclimber.grades import DONE, Grade
 from hillclimber.report.rundata import RunData, RunStats
+from hillclimber.results import TrialResult
 
 DASH = "–"
 PASS, FAIL, NOT_RUN = "✓", "✗", "·"
@@ -182,4 +183,30 @@ def task_matrix(runs: Sequence[RunData]) -> Table:
                 for cell, n in zip(cells, near, strict=True)
             ),
         )
+    return table
+
+
+def trial_end(trial: TrialResult) -> str:
+    """How a trial's agent stopped, in the agent's own word (the loop's exit, mini-swe-agent's
+    exit status, or the trial's where the agent gave none), with its model calls and its time:
+    `max_turns, 10 calls, 35s`; `TimeExceeded, 10 calls, 15m04s`."""
+    info = trial.agent_info
+    parts = [str(info.get("loop_exit") or trial.exit_reason.value)]
+    if info.get("model_calls") is not None:
+        parts.append(f"{info['model_calls']} calls")
+    if "agent" in trial.timings:
+        parts.append(duration(trial.timings["agent"]))
+    return ", ".join(parts)
+
+
+def ends_table(runs: Sequence[RunData]) -> Table:
+    """Per task and run, how each attempt's agent stopped (`trial_end`): whether a peer ran
+    out of time, turns or window, or said it was done, beside the matrix's tests passed."""
+    table = Table("task", *(escape(run.label) for run in runs), title="how each trial ended")
+    for task in task_ids(runs):
+        cells = [
+            " | ".join(trial_end(t) for t in sorted(run.trials_of(task), key=lambda t: t.attempt))
+            for run in runs
+        ]
+        table.add_row(escape(task), *(escape(cell) if cell else NOT_RUN for cell in cells))
     return table
