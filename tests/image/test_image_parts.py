@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from hillclimber.image.base import base_image, flavour_for
-from hillclimber.image.build import _failed_step, _instruction_line
-from hillclimber.image.engine import Podman, find_engine, store_lock
+from hillclimber.errors import SetupError
+from hillclimber.image import base
+from hillclimber.image.base import DEBIAN_12, base_image, flavour_for, release_for, stand_in
+from hillclimber.image.build import TaskImage, _failed_step, _instruction_line
+from hillclimber.image.engine import ImageConfig, Podman, find_engine, store_lock
 from hillclimber.image.placement import (
     Placement,
     image_needs,
@@ -43,6 +45,66 @@ from conftest import FIXTURES, require_images
 )
 def test_the_python_flavour_stands_in_only_for_python_images(image: str, flavour: str) -> None:
     assert flavour_for(image) == flavour
+
+
+@pytest.mark.parametrize(
+    ("image", "release"),
+    [
+        ("ubuntu:24.04", "ubuntu-24.04"),
+        ("ghcr.io/laude-institute/t-bench/ubuntu-24-04:20250624", "ubuntu-24.04"),
+        ("docker.io/library/ubuntu:22.04", "ubuntu-22.04"),
+        ("ubuntu:noble", "ubuntu-24.04"),
+        ("debian:13.0-slim", "debian-13"),
+        ("debian:bullseye-slim", "debian-11"),
+        ("debian:12", "debian-12"),
+        ("python:3.13-slim-bookworm", "debian-12"),
+        ("python:3.12-slim-trixie", "debian-13"),
+        ("python:3.11", None),  # says no release: Debian 12 stands in
+        ("ubuntu:latest", None),
+        ("debian:14", None),  # a release no base is made of here
+        ("ghcr.io/someone/tools:1.2", None),
+    ],
+)
+def test_the_release_a_base_is_made_of_is_the_one_the_image_names(
+    image: str, release: str | None
+) -> None:
+    found = release_for(image)
+    assert (found.name if found else None) == release
+
+
+def test_a_release_that_cannot_be_made_here_falls_back_to_debian_12_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its archive unreachable, the base of an `ubuntu:24.04` task is Debian 12's, as before
+    releases were matched; the record says why; the release is not tried again."""
+    asked: list[str] = []
+
+    def made(engine: Podman, flavour: str, release: base.Release = DEBIAN_12) -> str:
+        asked.append(release.name)
+        if release != DEBIAN_12:
+            raise SetupError(f"mmdebstrap could not make a {release.name} root")
+        return f"localhost/hillclimber/base:{release.name}-{flavour}-0123456789"
+
+    monkeypatch.setattr(base, "base_image", made)
+    monkeypatch.setattr(base, "unmade", {})
+    engine = Podman("/nonexistent/podman")
+    tags = [stand_in(engine, "ubuntu:24.04"), stand_in(engine, "ubuntu:24.04")]
+    assert asked == ["ubuntu-24.04", "debian-12", "debian-12"]
+    assert tags[0] == tags[1] == "localhost/hillclimber/base:debian-12-plain-0123456789"
+    assert "ubuntu-24.04" in base.unmade
+    record = image_of({"ubuntu:24.04": tags[0]})
+    assert record.note() == (
+        f"base: local debian-12 ({tags[0]}) instead of ubuntu:24.04 "
+        "(ubuntu-24.04 could not be made here)"
+    )
+    matched = "localhost/hillclimber/base:ubuntu-24.04-plain-0123456789"
+    assert image_of({"ubuntu:24.04": matched}).note() == (
+        f"base: local ubuntu-24.04 ({matched}) instead of ubuntu:24.04"
+    )
+
+
+def image_of(substituted: dict[str, str]) -> TaskImage:
+    return TaskImage("t", ImageConfig("id", {}, "/app"), "ubuntu:24.04", substituted, 1.0, False)
 
 
 DOCKERFILE = """\
@@ -199,7 +261,8 @@ def test_what_the_oracle_cannot_do_in_the_tasks_image_is_said_before_a_run(
 
 def test_a_build_that_pins_apt_versions_of_a_stood_in_base_runs_nowhere(tmp_path: Path) -> None:
     """Its build would fail at that step (no such version in the local base's archive): said
-    before one, and `place` puts it nowhere. A pin of Debian 12's own release is no reason."""
+    before one, and `place` puts it nowhere. A pin of a release a base is made of (Debian 12's,
+    Ubuntu 24.04's) is no reason."""
     pins = _variant(tmp_path, "pins", "RUN apt-get install -y hc-tool=1.2-3ubuntu1\n")
     dockerfile = pins.environment.dockerfile
     assert dockerfile is not None
@@ -214,6 +277,9 @@ def test_a_build_that_pins_apt_versions_of_a_stood_in_base_runs_nowhere(tmp_path
         "the build pins apt versions of hc-nowhere.invalid/os:1 (hc-tool=1.2-3ubuntu1); a local "
         "debian-12 base stands in for hc-nowhere.invalid/os:1 here"
     ]
+    ubuntu = "\n".join(lines).replace("hc-nowhere.invalid/os:1", "hc-nowhere.invalid/ubuntu:24.04")
+    dockerfile.write_text(ubuntu + "\n")  # stood in by a base of its release: its versions there
+    assert image_needs(pins, "no podman") == []
 
 
 def test_a_task_whose_solution_installs_runs_in_its_image_where_images_can_be_built(

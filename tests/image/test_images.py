@@ -98,6 +98,22 @@ def test_an_image_is_built_from_the_dockerfile_then_found_in_the_cache(outside_a
     assert first.config.env["PATH"].startswith("/opt/tools:")
 
 
+def test_an_image_that_names_its_release_is_stood_in_by_that_release(tmp_path: Path) -> None:
+    """An unpullable `…/ubuntu:24.04`: the base is Ubuntu 24.04 from its own archive, so a
+    package version of that release installs (on Debian 12 it would not exist)."""
+    dockerfile = """
+        FROM registry.invalid/library/ubuntu:24.04
+        RUN . /etc/os-release && test "$VERSION_ID" = 24.04
+        RUN apt-get update && apt-get install -y --no-install-recommends ncompress=5.0-1
+        WORKDIR /app
+    """
+    folder = write_task(tmp_path, "on-its-release", dockerfile, "true", SUM_TEST)
+    engine = find_engine()
+    assert not isinstance(engine, str)
+    image = build_image(load_dataset(folder).tasks[0], engine)
+    assert image.note().startswith("base: local ubuntu-24.04 (localhost/hillclimber/base:")
+
+
 def test_a_trial_sees_the_image_as_its_dockerfile_made_it(
     outside_app: Task, tmp_path: Path
 ) -> None:

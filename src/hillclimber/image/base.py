@@ -1,9 +1,13 @@
 """Base images made on this machine, for tasks whose `FROM` image cannot be pulled.
 
 Most task images start from an image in a registry (`ghcr.io/…/ubuntu-24-04`, `python:3.12-slim`).
-Where no registry answers, a base bootstrapped once from the distribution's archive stands in:
-Debian 12 with Python 3 and pip (`mmdebstrap`, about 20 s), with this machine's package settings
-in it (its CA bundle, which a TLS-inspecting proxy needs, and `/etc/pip.conf`), so a build
+Where no registry answers, a base bootstrapped once from the distribution's archive stands in
+(`mmdebstrap`): the release the image's name says (`ubuntu:24.04` → Ubuntu 24.04 from its
+archive, with its updates as the image has them; `debian:13.0-slim` → Debian 13;
+`python:3.13-slim-bookworm` → Debian 12), so the package versions a Dockerfile or a solution
+pins are there; Debian 12 where the name says no release known here, or where the release
+cannot be bootstrapped on this machine. Python 3 and pip are in it, with this machine's package
+settings (its CA bundle, which a TLS-inspecting proxy needs, and `/etc/pip.conf`), so a build
 inside it installs as the host does. For `python:*` images the Python flavour adds `python`,
 `pip` and Python's headers (a C extension builds against them there) and lets pip install into
 the system as those images do. The trial result says which base stood in for which image.
@@ -12,8 +16,10 @@ the system as those images do. The trial result says which base stood in for whi
 from __future__ import annotations
 
 import hashlib
+import re
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from hillclimber.errors import SetupError
@@ -21,12 +27,74 @@ from hillclimber.image.engine import ENGINE_ENV, Podman, images_lock
 from hillclimber.process import last_lines, run_process
 from hillclimber.sandbox.base import STANDARD_PATH
 
-SUITE = "bookworm"
-NAME = "debian-12"
+KEYS = Path(__file__).parent / "keys"
 PACKAGES = ("python3", "python3-pip", "python3-venv", "ca-certificates")
 RECIPE_VERSION = "1"
 """Raise to make every machine build its bases again."""
 HOST_SETTINGS = (Path("/etc/ssl/certs/ca-certificates.crt"), Path("/etc/pip.conf"))
+
+
+@dataclass(frozen=True)
+class Release:
+    """A distribution release a base is bootstrapped from."""
+
+    name: str
+    """As tags and records say it: `ubuntu-24.04`."""
+    suite: str
+    sources: tuple[str, ...] = ()
+    """The archive's apt lines; none: mmdebstrap's own for a Debian suite (the suite, its
+    updates and its security archive, as Debian's images have them)."""
+    keyring: Path | None = None
+    """The archive's signing key, where the host's keyrings lack it."""
+
+
+def _ubuntu(version: str, suite: str) -> Release:
+    parts = "main restricted universe multiverse"
+    archive, security = "http://archive.ubuntu.com/ubuntu", "http://security.ubuntu.com/ubuntu"
+    return Release(
+        f"ubuntu-{version}",
+        suite,
+        (
+            f"deb {archive} {suite} {suite}-updates {suite}-backports {parts}",
+            f"deb {security} {suite}-security {parts}",
+        ),
+        KEYS / "ubuntu-archive-2018.asc",  # F6EC B376 2474 EDA9 D21B 7022 8719 20D1 991B C93C
+    )
+
+
+DEBIAN_12 = Release("debian-12", "bookworm")
+RELEASES = {
+    "debian": {
+        "11": Release("debian-11", "bullseye"),
+        "12": DEBIAN_12,
+        "13": Release("debian-13", "trixie"),
+    },
+    "ubuntu": {
+        "20.04": _ubuntu("20.04", "focal"),
+        "22.04": _ubuntu("22.04", "jammy"),
+        "24.04": _ubuntu("24.04", "noble"),
+    },
+}
+"""The releases a base can stand in as, by distribution and version."""
+
+
+def release_for(image: str) -> Release | None:
+    """The release `image`'s name says, where it is one of `RELEASES`: `ubuntu:24.04` and
+    `…/ubuntu-24-04:tag` by the version, `debian:13.0-slim` by the major version, any Debian-
+    based name by the codename in its tag (`python:3.13-slim-bookworm`). None: Debian 12 stands
+    in, as for a name that says nothing (`python:3.11`)."""
+    last = image.rsplit("/", 1)[-1].split("@", 1)[0]
+    name, _, tag = last.partition(":")
+    words = set(re.split(r"[-_.]", tag))
+    for release in (*RELEASES["debian"].values(), *RELEASES["ubuntu"].values()):
+        if release.suite in words:
+            return release
+    if ubuntu := re.match(r"ubuntu\W*(\d\d)[.-](\d\d)\b", last):
+        return RELEASES["ubuntu"].get(f"{ubuntu[1]}.{ubuntu[2]}")
+    if name == "debian" and (major := re.match(r"(\d+)\b", tag)):
+        return RELEASES["debian"].get(major[1])
+    return None
+
 
 _PLAIN = """\
 FROM {raw}
@@ -57,17 +125,36 @@ def flavour_for(image: str) -> str:
     return "python" if name == "python" else "plain"
 
 
-def base_image(engine: Podman, flavour: str) -> str:
-    """The local base of that flavour, made the first time it is asked for (one process at a
-    time: the others wait for it)."""
-    tag = f"localhost/hillclimber/base:{NAME}-{flavour}-{_settings_hash(flavour)}"
+def stand_in(engine: Podman, image: str) -> str:
+    """The local base that stands in for `image`: of the release its name says where that can
+    be made here, else Debian 12. A release that could not be made is not tried again by this
+    process (`unmade`)."""
+    release, flavour = release_for(image) or DEBIAN_12, flavour_for(image)
+    if release.name not in unmade:
+        try:
+            return base_image(engine, flavour, release)
+        except SetupError as err:
+            if release == DEBIAN_12:
+                raise
+            unmade[release.name] = str(err)
+    return base_image(engine, flavour, DEBIAN_12)
+
+
+unmade: dict[str, str] = {}
+"""Release → why its base could not be made (in this process)."""
+
+
+def base_image(engine: Podman, flavour: str, release: Release = DEBIAN_12) -> str:
+    """The local base of that flavour and release, made the first time it is asked for (one
+    process at a time: the others wait for it)."""
+    tag = f"localhost/hillclimber/base:{release.name}-{flavour}-{_settings_hash(flavour, release)}"
     if tag in _ready or engine.exists(tag):
         _ready.add(tag)
         return tag
-    below = base_image(engine, "plain") if flavour == "python" else None
+    below = base_image(engine, "plain", release) if flavour == "python" else None
     with images_lock("base"):
         if not engine.exists(tag):
-            _make(engine, tag, below)
+            _make(engine, tag, below, release)
     _ready.add(tag)
     return tag
 
@@ -76,9 +163,11 @@ _ready: set[str] = set()
 """Bases this process has seen made: every trial of a run asks for its base again."""
 
 
-def _settings_hash(flavour: str) -> str:
-    """The base's version: its recipe and the host settings it carries."""
-    digest = hashlib.sha256(f"{RECIPE_VERSION} {SUITE} {PACKAGES}".encode())
+def _settings_hash(flavour: str, release: Release) -> str:
+    """The base's version: its recipe, its release's archive and the host settings it carries."""
+    digest = hashlib.sha256(f"{RECIPE_VERSION} {release.suite} {PACKAGES}".encode())
+    for line in release.sources:
+        digest.update(line.encode())
     if flavour == "python":
         digest.update(_PYTHON.encode())
     for path in HOST_SETTINGS:
@@ -87,14 +176,14 @@ def _settings_hash(flavour: str) -> str:
     return digest.hexdigest()[:10]
 
 
-def _make(engine: Podman, tag: str, below: str | None) -> None:
+def _make(engine: Podman, tag: str, below: str | None, release: Release) -> None:
     """The base `tag`: the Python flavour over the plain base `below`, else the plain one."""
     with tempfile.TemporaryDirectory(prefix="hc-base-") as tmp:
         context = Path(tmp)
         if below is not None:
             (context / "Dockerfile").write_text(_PYTHON.format(plain=below))
         else:
-            raw = _bootstrap(engine, context)
+            raw = _bootstrap(engine, context, release)
             settings = context / "settings"
             settings.mkdir()
             for path in HOST_SETTINGS:
@@ -106,9 +195,9 @@ def _make(engine: Podman, tag: str, below: str | None) -> None:
             raise SetupError(f"could not make the local base {tag}:\n{last_lines(result.output)}")
 
 
-def _bootstrap(engine: Podman, work: Path) -> str:
-    """Debian from the archive this machine installs from, imported as an image."""
-    raw = f"localhost/hillclimber/raw:{NAME}-{RECIPE_VERSION}"
+def _bootstrap(engine: Podman, work: Path, release: Release) -> str:
+    """The release from its archive, imported as an image."""
+    raw = f"localhost/hillclimber/raw:{release.name}-{RECIPE_VERSION}"
     if engine.exists(raw):
         return raw
     mmdebstrap = shutil.which("mmdebstrap", path=STANDARD_PATH)
@@ -118,12 +207,16 @@ def _bootstrap(engine: Podman, work: Path) -> str:
             "(bash scripts/install.sh)"
         )
     tar = work / "rootfs.tar"
+    keyring = [f"--keyring={release.keyring}"] if release.keyring else []
+    include = f"--include={','.join(PACKAGES)}"
     result = run_process(
-        [mmdebstrap, "--variant=apt", f"--include={','.join(PACKAGES)}", SUITE, str(tar)],
-        timeout=1200,
+        [mmdebstrap, "--variant=apt", include, *keyring, release.suite, str(tar), *release.sources],
+        timeout=1800,
         env=ENGINE_ENV,
     )
     if not result.ok:
-        raise SetupError(f"mmdebstrap could not make a {NAME} root:\n{last_lines(result.output)}")
+        raise SetupError(
+            f"mmdebstrap could not make a {release.name} root:\n{last_lines(result.output)}"
+        )
     engine.import_tar(tar, raw)
     return raw

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from hillclimber.errors import SetupError, TaskLoadError
-from hillclimber.image.base import NAME, base_image, flavour_for
+from hillclimber.image.base import base_image, release_for, stand_in
 from hillclimber.image.engine import ImageConfig, Podman, store_lock
 from hillclimber.process import last_lines
 from hillclimber.setup.dockerfile import parse_dockerfile
@@ -48,10 +48,23 @@ class TaskImage:
         """One line for the trial's record: which base stood in, if any."""
         if not self.substituted:
             return f"image {self.tag} (FROM {self.declared})"
-        swaps = ", ".join(
-            f"{NAME} ({base}) instead of {name}" for name, base in self.substituted.items()
+        return "base: local " + ", ".join(
+            f"{_release_of(base)} ({base}) instead of {name}{_unlike(name, base)}"
+            for name, base in self.substituted.items()
         )
-        return f"base: local {swaps}"
+
+
+def _release_of(base: str) -> str:
+    """The release a local base's tag names: `debian-12` of `…/base:debian-12-plain-abc`."""
+    return base.rsplit(":", 1)[-1].rsplit("-", 2)[0]
+
+
+def _unlike(image: str, base: str) -> str:
+    """Where the base is not of the release `image` names: that one could not be made here."""
+    wanted = release_for(image)
+    if wanted is None or wanted.name == _release_of(base):
+        return ""
+    return f" ({wanted.name} could not be made here)"
 
 
 _pulls: dict[str, str | None] = {}
@@ -64,7 +77,7 @@ def _stand_in(engine: Podman, image: str) -> str | None:
         if image not in _pulls:
             _pulls[image] = None if engine.exists(image) else engine.pull(image)
         problem = _pulls[image]
-    return None if problem is None else base_image(engine, flavour_for(image))
+    return None if problem is None else stand_in(engine, image)
 
 
 def build_image(task: Task, engine: Podman, timeout: float | None = None) -> TaskImage:

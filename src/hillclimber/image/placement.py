@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from hillclimber.errors import HillclimberError, TaskLoadError
-from hillclimber.image.base import NAME as BASE_NAME
-from hillclimber.image.base import SUITE
+from hillclimber.image.base import DEBIAN_12, release_for
 from hillclimber.image.build import TaskImage, build_image
 from hillclimber.image.engine import Podman, find_engine
 from hillclimber.image.reach import reachable, registry_of, unreachable, unreachable_downloads
@@ -86,7 +85,7 @@ def _pinned_build(task: Task, pinned: list[str], engine: Podman | str | None) ->
 def _pins(base: str, pins: list[str]) -> str:
     return (
         f"pins apt versions of {base} ({', '.join(dict.fromkeys(pins))}); "
-        f"a local {BASE_NAME} base stands in for {base} here"
+        f"a local {DEBIAN_12.name} base stands in for {base} here"
     )
 
 
@@ -120,10 +119,9 @@ def _declared_base(task: Task) -> str | None:
 
 def _pins_missing(base: str, engine: Podman | str) -> bool:
     """Whether apt versions of `base` are missing from what a build here installs from: a
-    local base stands in for it, and it is not of the same Debian release (`bookworm`)."""
-    name = base.rsplit("/", 1)[-1]
-    same = SUITE in name or name.startswith(("debian:12", "debian:bookworm"))
-    return not same and _stood_in(base, engine)
+    local base stands in for it, and its name says no release a base is made of
+    (`release_for`), so Debian 12 stands in."""
+    return release_for(base) is None and _stood_in(base, engine)
 
 
 def _stood_in(image: str, engine: Podman | str) -> bool:
