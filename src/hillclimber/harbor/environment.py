@@ -204,8 +204,7 @@ class SandboxEnvironment(BaseEnvironment):  # type: ignore[misc]
         translated = translate(text)
         if translated.needs:
             raise Unsupported(translated.needs)
-        in_image = self.sandbox.kind is SandboxKind.CONTAINER
-        env_path = verifier_env.ensure_env(translated.packages, standalone=in_image)
+        env_path = verifier_env.env_for(translated.packages, self.sandbox)
         layout = self.sandbox.layout.with_mounts(
             Mount(verifier_env.MOUNT_TARGET, env_path, readonly=True)
         )

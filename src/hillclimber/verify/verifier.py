@@ -178,8 +178,7 @@ def _verify_pytest_script(
     if script.needs:
         raise VerifierError("cannot reproduce the test script here: " + "; ".join(script.needs))
     _check_syntax(script.text, verification.script)
-    in_image = sandbox.kind is SandboxKind.CONTAINER
-    env_path = verifier_env.ensure_env(script.packages, standalone=in_image)
+    env_path = verifier_env.env_for(script.packages, sandbox)
     checker = _checker_with_fresh_tests(sandbox, work_dir, verification.tests_dir, env_path)
     out = work_dir / "logs" / "verifier"
     env = {**script_env_in(checker), "TEST_DIR": "/tests"}
@@ -219,8 +218,9 @@ def script_env() -> dict[str, str]:
 
 
 def script_env_in(checker: Sandbox) -> dict[str, str]:
-    """`script_env`, and in a task's image: the image's PATH first, and the image's own Python
-    where it has pytest (its tests import what its Dockerfile installed)."""
+    """`script_env`, and in a task's image: the image's PATH first, the image's own Python
+    where it has pytest (its tests import what its Dockerfile installed), and the user site of
+    the image's python3."""
     env = script_env()
     if checker.kind is SandboxKind.CONTAINER:
         image_path = checker.layout.env.get("PATH", STANDARD_PATH)
@@ -228,6 +228,9 @@ def script_env_in(checker: Sandbox) -> dict[str, str]:
         probe = checker.run(_PYTEST_PROBE, timeout=60)
         if probe.ok:
             env[PYTHON_VAR] = "python3"
+        env[verifier_env.USER_SITE_VAR] = verifier_env.user_site(
+            verifier_env.sandbox_version(checker)
+        )
     return env
 
 
