@@ -21,6 +21,7 @@ from hillclimber.runner import Run
 from hillclimber.sandbox import SandboxKind
 from hillclimber.sandbox.slirp import slirp_binary
 from hillclimber.task import Task
+from hillclimber.verify import venv as verifier_env
 from hillclimber.verify.verifier import verify
 
 from conftest import require_images, run_config
@@ -100,7 +101,8 @@ def test_an_image_is_built_from_the_dockerfile_then_found_in_the_cache(outside_a
 
 def test_an_image_that_names_its_release_is_stood_in_by_that_release(tmp_path: Path) -> None:
     """An unpullable `…/ubuntu:24.04`: the base is Ubuntu 24.04 from its own archive, so a
-    package version of that release installs (on Debian 12 it would not exist)."""
+    package version of that release installs (on Debian 12 it would not exist), and its tests
+    run with its own Python."""
     dockerfile = """
         FROM registry.invalid/library/ubuntu:24.04
         RUN . /etc/os-release && test "$VERSION_ID" = 24.04
@@ -108,10 +110,15 @@ def test_an_image_that_names_its_release_is_stood_in_by_that_release(tmp_path: P
         WORKDIR /app
     """
     folder = write_task(tmp_path, "on-its-release", dockerfile, "true", SUM_TEST)
-    engine = find_engine()
-    assert not isinstance(engine, str)
-    image = build_image(load_dataset(folder).tasks[0], engine)
-    assert image.note().startswith("base: local ubuntu-24.04 (localhost/hillclimber/base:")
+    task = load_dataset(folder).tasks[0]
+    with image_sandbox(task, tmp_path / "trial") as (sandbox, image):
+        assert image.note().startswith("base: local ubuntu-24.04 (localhost/hillclimber/base:")
+        # its python3 is 3.12: the tests' environment is made by it, not by this machine's
+        made = verifier_env.env_for(["pytest"], sandbox)
+        assert (made / "lib" / "python3.12" / "site-packages").is_dir()
+        assert sandbox.run("mkdir -p /workspace && echo 12 > /workspace/sum.txt", timeout=30).ok
+        evaluation = verify(task, sandbox, tmp_path / "verify", cwd=image.config.workdir)
+    assert evaluation.passed and evaluation.total == 1, evaluation.digest
 
 
 def test_a_trial_sees_the_image_as_its_dockerfile_made_it(

@@ -438,3 +438,14 @@ def test_python_and_pip_commands_exist_in_the_sandbox(
     result = sandbox.run("python -c 'print(6 * 7)' && pip --version", timeout=30)
     assert result.ok, result.output
     assert result.stdout.startswith("42")
+
+
+def test_an_environment_made_by_an_images_python_is_kept_apart_from_this_machines() -> None:
+    """The same packages for a 3.12 image and for this machine's python3 are two environments:
+    a venv works only under the interpreter it was made by."""
+    here = verifier_env.env_dir(["pytest"], standalone=True)
+    image = verifier_env.env_dir(["pytest"], standalone=True, image_python="3.12")
+    assert here != image and here.parent == image.parent
+    assert image == verifier_env.env_dir(["pytest"], standalone=True, image_python="3.12")
+    assert verifier_env.user_site("3.12") == "/root/.local/lib/python3.12/site-packages"
+    assert verifier_env.user_site() == verifier_env.user_site(verifier_env.host_version())

@@ -203,7 +203,7 @@ def _pytest_call(match: re.Match[str], result: TestScript) -> str:
     pin = f"=={match.group('at')}" if match.group("at") else match.group("pin") or ""
     result.packages += [f"pytest{pin}", *_uvx_packages(runner)]
     if "-p " in runner or "--python" in runner:
-        result.notes.append("tests run with the sandbox's python3, not the version uvx asked for")
+        result.notes.append("tests run with the sandbox's python3, whichever version uvx asked for")
     for index in _uvx_indexes(runner):
         result.notes.append(f"the tests' packages come from PyPI, not from the index {index}")
     result.runs_pytest = True
