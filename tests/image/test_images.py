@@ -101,12 +101,13 @@ def test_an_image_is_built_from_the_dockerfile_then_found_in_the_cache(outside_a
 
 def test_an_image_that_names_its_release_is_stood_in_by_that_release(tmp_path: Path) -> None:
     """An unpullable `…/ubuntu:24.04`: the base is Ubuntu 24.04 from its own archive, so a
-    package version of that release installs (on Debian 12 it would not exist), and its tests
-    run with its own Python."""
+    package version of that release installs (on Debian 12 it would not exist), its updates are
+    there as in the image, and its tests run with its own Python."""
     dockerfile = """
         FROM registry.invalid/library/ubuntu:24.04
         RUN . /etc/os-release && test "$VERSION_ID" = 24.04
-        RUN apt-get update && apt-get install -y --no-install-recommends ncompress=5.0-1
+        RUN apt-get update && apt-cache policy | grep -q " noble-updates/main " \\
+            && apt-get install -y --no-install-recommends ncompress=5.0-1
         WORKDIR /app
     """
     folder = write_task(tmp_path, "on-its-release", dockerfile, "true", SUM_TEST)

@@ -55,7 +55,10 @@ def _ubuntu(version: str, suite: str) -> Release:
         f"ubuntu-{version}",
         suite,
         (
-            f"deb {archive} {suite} {suite}-updates {suite}-backports {parts}",
+            *(
+                f"deb {archive} {pocket} {parts}"
+                for pocket in (suite, f"{suite}-updates", f"{suite}-backports")
+            ),
             f"deb {security} {suite}-security {parts}",
         ),
         KEYS / "ubuntu-archive-2018.asc",  # F6EC B376 2474 EDA9 D21B 7022 8719 20D1 991B C93C
@@ -163,6 +166,14 @@ _ready: set[str] = set()
 """Bases this process has seen made: every trial of a run asks for its base again."""
 
 
+def _sources_hash(release: Release) -> str:
+    """A suffix naming the release's archive lines, where it has its own (they are in the
+    root: another set of lines is another root)."""
+    if not release.sources:
+        return ""
+    return "-" + hashlib.sha256("\n".join(release.sources).encode()).hexdigest()[:8]
+
+
 def _settings_hash(flavour: str, release: Release) -> str:
     """The base's version: its recipe, its release's archive and the host settings it carries."""
     digest = hashlib.sha256(f"{RECIPE_VERSION} {release.suite} {PACKAGES}".encode())
@@ -197,7 +208,7 @@ def _make(engine: Podman, tag: str, below: str | None, release: Release) -> None
 
 def _bootstrap(engine: Podman, work: Path, release: Release) -> str:
     """The release from its archive, imported as an image."""
-    raw = f"localhost/hillclimber/raw:{release.name}-{RECIPE_VERSION}"
+    raw = f"localhost/hillclimber/raw:{release.name}-{RECIPE_VERSION}{_sources_hash(release)}"
     if engine.exists(raw):
         return raw
     mmdebstrap = shutil.which("mmdebstrap", path=STANDARD_PATH)
