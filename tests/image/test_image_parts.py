@@ -86,12 +86,12 @@ def test_a_release_that_cannot_be_made_here_falls_back_to_debian_12_once(
         return f"localhost/hillclimber/base:{release.name}-{flavour}-0123456789"
 
     monkeypatch.setattr(base, "base_image", made)
-    monkeypatch.setattr(base, "unmade", {})
+    monkeypatch.setattr(base, "unmade", set())
     engine = Podman("/nonexistent/podman")
     tags = [stand_in(engine, "ubuntu:24.04"), stand_in(engine, "ubuntu:24.04")]
     assert asked == ["ubuntu-24.04", "debian-12", "debian-12"]
     assert tags[0] == tags[1] == "localhost/hillclimber/base:debian-12-plain-0123456789"
-    assert "ubuntu-24.04" in base.unmade
+    assert base.unmade == {"ubuntu-24.04"}
     record = image_of({"ubuntu:24.04": tags[0]})
     assert record.note() == (
         f"base: local debian-12 ({tags[0]}) instead of ubuntu:24.04 "

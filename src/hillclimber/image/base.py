@@ -136,15 +136,15 @@ def stand_in(engine: Podman, image: str) -> str:
     if release.name not in unmade:
         try:
             return base_image(engine, flavour, release)
-        except SetupError as err:
+        except SetupError:
             if release == DEBIAN_12:
                 raise
-            unmade[release.name] = str(err)
+            unmade.add(release.name)
     return base_image(engine, flavour, DEBIAN_12)
 
 
-unmade: dict[str, str] = {}
-"""Release → why its base could not be made (in this process)."""
+unmade: set[str] = set()
+"""The releases whose base could not be made (in this process)."""
 
 
 def base_image(engine: Podman, flavour: str, release: Release = DEBIAN_12) -> str:

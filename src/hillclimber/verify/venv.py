@@ -97,9 +97,9 @@ def env_for(packages: Iterable[str], sandbox: Sandbox) -> Path:
     if sandbox.kind is not SandboxKind.CONTAINER:
         return ensure_env(packages)
     version = sandbox_version(sandbox)
-    if version in (None, host_version()):
+    if version is None or version == host_version():
         return ensure_env(packages, standalone=True)
-    return ensure_env(packages, standalone=True, inside=sandbox, image_python=version or "")
+    return ensure_env(packages, standalone=True, inside=sandbox, image_python=version)
 
 
 def ensure_env(
