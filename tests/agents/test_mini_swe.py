@@ -8,11 +8,12 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
 from hillclimber.agents import make_agent
-from hillclimber.agents.mini_swe import SUBMIT, TRAJECTORY, MiniSweEnvironment
+from hillclimber.agents.mini_swe import ANSWER_TOKENS, SUBMIT, TRAJECTORY, MiniSweEnvironment
 from hillclimber.compare import load_setting, plan, served
 from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
@@ -74,9 +75,12 @@ class _Silent(BaseHTTPRequestHandler):
     """A server that takes each request and never answers it."""
 
     requests = 0
+    bodies: ClassVar[list[dict[str, object]]] = []
 
     def do_POST(self) -> None:
         type(self).requests += 1
+        length = int(self.headers.get("Content-Length", 0))
+        type(self).bodies.append(json.loads(self.rfile.read(length) or b"{}"))
         time.sleep(20)
 
     def log_message(self, *args: object) -> None:
@@ -85,7 +89,8 @@ class _Silent(BaseHTTPRequestHandler):
 
 def test_a_call_that_never_comes_back_ends_at_the_agents_time_once(tmp_path: Path) -> None:
     """The HTTP client's own retries, each waiting the time left again, ran a trial to three
-    times its time: its call is sent once, and the agent stops at its time."""
+    times its time: its call is sent once, with an answer's length bounded, and the agent
+    stops at its time."""
     from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
 
     from hillclimber.agents.mini_swe import MiniSweAgent, within_time
@@ -104,6 +109,8 @@ def test_a_call_that_never_comes_back_ends_at_the_agents_time_once(tmp_path: Pat
             model.query([{"role": "user", "content": "hi"}])
         assert time.monotonic() - started < 10  # with its retries: three calls of 2 s, 12 s
         assert _Silent.requests == 1
+        # an answer has an end: at 32,768 tokens one that repeated itself took a whole trial
+        assert _Silent.bodies[-1]["max_tokens"] == ANSWER_TOKENS == 4096
     finally:
         server.shutdown()
 

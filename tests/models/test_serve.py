@@ -4,6 +4,7 @@ The served tests run the real server on the real model (marked `model`)."""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +17,14 @@ import pytest
 
 from hillclimber.errors import HillclimberError, ModelUnavailable
 from hillclimber.models import CompletionRequest, Message, ModelConfig, embedded, make_model
-from hillclimber.models.serve import Served, embedded_name, serve, server_command, wait_until_free
+from hillclimber.models.serve import (
+    Served,
+    _with_parent,
+    embedded_name,
+    serve,
+    server_command,
+    wait_until_free,
+)
 
 from conftest import ctrl_c_acts, missing
 
@@ -150,3 +158,41 @@ def test_the_server_ends_with_a_killed_command() -> None:
     process.kill()  # kill -9: nothing of ours runs after it
     process.wait(timeout=10)
     assert server_gone(base_url), "kill -9 of the command left the model served"
+
+
+def test_a_served_process_ends_with_its_parent_even_while_it_holds_on(tmp_path: Path) -> None:
+    """A server stopping gracefully waits for the answer it is computing (minutes, for a call
+    given up on): when `compare` is killed, what it served is killed, not asked to stop."""
+    if shutil.which("setpriv") is None:
+        missing("setpriv (util-linux) is not on PATH")
+    pid_file = tmp_path / "child.pid"
+    holds_on = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"
+    child = _with_parent([sys.executable, "-c", holds_on])
+    parent = subprocess.Popen(
+        [sys.executable, "-c",
+         f"import subprocess, time; p = subprocess.Popen({child!r}); "
+         f"open({str(pid_file)!r}, 'w').write(str(p.pid)); time.sleep(60)"],
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 10
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline, "the child never started"
+            time.sleep(0.05)
+        pid = int(pid_file.read_text())
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), "the served process outlived its parent"
+    finally:
+        parent.kill()
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie nobody has reaped yet."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

@@ -39,6 +39,14 @@ NAME = "mini-swe-agent"
 CONFIG = "mini_textbased.yaml"
 COMMAND_TIMEOUT_SEC = 30
 """Its local environment's default per command."""
+ANSWER_TOKENS = 4096
+"""The most an answer may hold. mini-swe-agent sets no limit and our served model has none: at
+the 1.5B's full window (32,768) one answer that repeated itself ran on for the whole of a
+trial's 900 s and then kept the server from the next two trials. 4,096 is what the 4,096-token
+window allowed at most; its steps here held 100 to 140 tokens on average (tg20 at 32,768)."""
+SERVER_BUSY_WAIT_SEC = 3600
+"""How long a trial's end waits for the server to finish what its calls left it (an answer of
+`ANSWER_TOKENS`, and each of mini-swe-agent's retries of it, queued one after another)."""
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 """What its protocol prints to end the run (its `LocalEnvironment` checks the first line)."""
 TRAJECTORY = "mini-swe-agent.traj.json"
@@ -124,10 +132,11 @@ class MiniSweAgent:
         self.model_name = served
 
     def model_config(self, given: dict[str, Any]) -> dict[str, Any]:
-        """Its model's settings (`given`: its config file's) on our served model. The HTTP
-        client's own retries are off: each waits a whole call's timeout (the time left, with
-        `within_time`), so its two retries by default ran a trial to three times its time;
-        mini-swe-agent's retries stay, and `within_time` stops them once the time is up."""
+        """Its model's settings (`given`: its config file's) on our served model, an answer at
+        most `ANSWER_TOKENS` long. The HTTP client's own retries are off: each waits a whole
+        call's timeout (the time left, with `within_time`), so its two retries by default ran a
+        trial to three times its time; mini-swe-agent's retries stay, and `within_time` stops
+        them once the time is up."""
         return {
             **given,
             "model_name": f"openai/{self.model_name}",
@@ -137,6 +146,7 @@ class MiniSweAgent:
                 "temperature": 0.0,
                 "timeout": self.model.timeout_sec,
                 "max_retries": 0,
+                "max_tokens": ANSWER_TOKENS,
             },
             "cost_tracking": "ignore_errors",
         }
@@ -157,7 +167,7 @@ class MiniSweAgent:
         agent = DefaultAgent(model, environment, **agent_config)
         outcome = _ran(agent, ctx.task.instruction)  # a Ctrl-C goes on at once, without waiting
         # a call given up on at the end is the server's until done: not the next trial's
-        waited = wait_until_free(str(self.model.base_url), self.model.timeout_sec)
+        waited = wait_until_free(str(self.model.base_url), SERVER_BUSY_WAIT_SEC)
         outcome.info["model_busy_after_sec"] = round(waited, 1)
         return outcome
 

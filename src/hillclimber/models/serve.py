@@ -171,9 +171,10 @@ def wait_until_free(base_url: str, timeout: float) -> float:
 def _with_parent(command: list[str]) -> list[str]:
     """The command made to end when the process that started it ends, however that ends (a
     kill -9 of `compare` would otherwise leave the model served): util-linux's setpriv, where
-    the machine has it."""
+    the machine has it. KILL, not TERM: the server's graceful stop waits for the answer it is
+    computing, which an abandoned call can make minutes long."""
     setpriv = shutil.which("setpriv")
-    return [setpriv, "--pdeathsig", "TERM", "--", *command] if setpriv else command
+    return [setpriv, "--pdeathsig", "KILL", "--", *command] if setpriv else command
 
 
 def _tail(log: Path, lines: int = 3) -> str:
