@@ -117,6 +117,7 @@ def test_an_image_that_names_its_release_is_stood_in_by_that_release(tmp_path: P
         # its python3 is 3.12: the tests' environment is made by it, not by this machine's
         made = verifier_env.env_for(["pytest"], sandbox)
         assert (made / "lib" / "python3.12" / "site-packages").is_dir()
+        assert made.is_relative_to(tmp_path / "trial")  # the trial's own: no other trial uses it
         assert sandbox.run("mkdir -p /workspace && echo 12 > /workspace/sum.txt", timeout=30).ok
         evaluation = verify(task, sandbox, tmp_path / "verify", cwd=image.config.workdir)
     assert evaluation.passed and evaluation.total == 1, evaluation.digest

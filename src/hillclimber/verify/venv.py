@@ -5,7 +5,8 @@ We make one virtual environment per set of packages, from the same Python interp
 sandbox's `python3` is, install the packages from PyPI once, and mount it read-only into the
 sandbox at `/verifier-env` for every later verification. Where a task's image has another
 Python than this machine's (Ubuntu 24.04's 3.12), its environment is made inside the image, by
-the image's own `python3` (`env_for`).
+the image's own `python3` (`env_for`), once per trial, in the trial's folder: the trial's python3
+and pip are as its agent left them, and what they write is no other trial's.
 
 Tests also import what the task's image and the agent installed: the environment sees the
 system's packages (after its own, so its pytest wins), and a `.pth` hook appends the trial's
@@ -23,6 +24,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -77,13 +79,20 @@ def base_python() -> str:
     return sys.executable
 
 
-def env_dir(packages: Iterable[str], standalone: bool = False, image_python: str = "") -> Path:
+def env_dir(
+    packages: Iterable[str],
+    standalone: bool = False,
+    image_python: str = "",
+    under: Path | None = None,
+) -> Path:
+    """Where the environment for these packages lives: this machine's cache, or `under` (a
+    trial's own folder, for one made inside its image)."""
     wanted = sorted(set(packages))
     # LAYOUT changes whenever the way environments are made changes: old ones are not reused
     made_by = f"python{image_python} of an image" if image_python else base_python()
     parts = [LAYOUT, made_by, *(["standalone"] if standalone else []), *wanted]
     key = hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
-    return paths.home() / "verifier-envs" / key
+    return (under or paths.home()) / "verifier-envs" / key
 
 
 SYSTEM_SITES = ("/usr/local/lib/python{v}/dist-packages", "/usr/lib/python3/dist-packages")
@@ -114,9 +123,12 @@ def ensure_env(
     `standalone`: for a task's image, whose system packages are not this machine's: every
     dependency of the packages lives in the environment, and the image's own packages are
     looked up after them (`SYSTEM_SITES`). `inside`: made in that sandbox by its python3 (of
-    version `image_python`), at the path it is mounted at later."""
+    version `image_python`), at the path it is mounted at later, in the trial's own folder."""
     wanted = sorted(set(packages))
-    target = env_dir(wanted, standalone, image_python if inside else "")
+    # one made inside an image is the trial's own: the trial's python3 and pip made it, as the
+    # agent left them, and no other trial's tests may run with what they wrote
+    under = (inside.layout.scratch or Path(tempfile.mkdtemp())) if inside else None
+    target = env_dir(wanted, standalone, image_python if inside else "", under)
     done = target / ".hillclimber-complete"
     if done.exists():
         return target
