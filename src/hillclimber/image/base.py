@@ -166,6 +166,11 @@ _ready: set[str] = set()
 """Bases this process has seen made: every trial of a run asks for its base again."""
 
 
+def release_of(tag: str) -> str:
+    """The release a base's tag (`base_image`) names: `debian-12` of `…/base:debian-12-plain-…`."""
+    return tag.rsplit(":", 1)[-1].rsplit("-", 2)[0]
+
+
 def _sources_hash(release: Release) -> str:
     """A suffix naming the release's archive lines, where it has its own (they are in the
     root: another set of lines is another root)."""

@@ -22,7 +22,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from hillclimber.errors import SetupError, TaskLoadError
-from hillclimber.image.base import base_image, release_for, stand_in
+from hillclimber.image.base import base_image, release_for, release_of, stand_in
 from hillclimber.image.engine import ImageConfig, Podman, store_lock
 from hillclimber.process import last_lines
 from hillclimber.setup.dockerfile import parse_dockerfile
@@ -49,20 +49,15 @@ class TaskImage:
         if not self.substituted:
             return f"image {self.tag} (FROM {self.declared})"
         return "base: local " + ", ".join(
-            f"{_release_of(base)} ({base}) instead of {name}{_unlike(name, base)}"
+            f"{release_of(base)} ({base}) instead of {name}{_unlike(name, base)}"
             for name, base in self.substituted.items()
         )
-
-
-def _release_of(base: str) -> str:
-    """The release a local base's tag names: `debian-12` of `…/base:debian-12-plain-abc`."""
-    return base.rsplit(":", 1)[-1].rsplit("-", 2)[0]
 
 
 def _unlike(image: str, base: str) -> str:
     """Where the base is not of the release `image` names: that one could not be made here."""
     wanted = release_for(image)
-    if wanted is None or wanted.name == _release_of(base):
+    if wanted is None or wanted.name == release_of(base):
         return ""
     return f" ({wanted.name} could not be made here)"
 

@@ -225,17 +225,20 @@ def script_env_in(checker: Sandbox) -> dict[str, str]:
     if checker.kind is SandboxKind.CONTAINER:
         image_path = checker.layout.env.get("PATH", STANDARD_PATH)
         env["PATH"] = f"{image_path}:{verifier_env.MOUNT_TARGET}/bin"
-        probe = checker.run(_PYTEST_PROBE, timeout=60)
+        probe = checker.run(_PYTHON_PROBE, timeout=60)
         if probe.ok:
             env[PYTHON_VAR] = "python3"
-        env[verifier_env.USER_SITE_VAR] = verifier_env.user_site(
-            verifier_env.sandbox_version(checker)
-        )
+        version = probe.stdout.strip() or None  # printed before pytest is looked for
+        env[verifier_env.USER_SITE_VAR] = verifier_env.user_site(version)
     return env
 
 
-_PYTEST_PROBE = "python3 -c 'import sys, pytest; sys.exit(sys.version_info < (3, 11))'"
-"""Whether the image's python3 has pytest and reads `-P` (3.11+), as the translated call needs."""
+_PYTHON_PROBE = (
+    'python3 -c \'import sys; print("%d.%d" % sys.version_info[:2]); import pytest; '
+    "sys.exit(sys.version_info < (3, 11))'"
+)
+"""The image's python3: its version (printed), and whether it has pytest and reads `-P` (3.11+),
+as the translated call needs (its exit code)."""
 
 
 def _checker_with_fresh_tests(
