@@ -7,11 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
+from hillclimber import process
 from hillclimber.agents.base import AgentOutcome, Ended
 from hillclimber.context import AgentContext
 from hillclimber.loaders import load_dataset
@@ -337,3 +339,55 @@ def test_a_resource_limit_is_read_from_how_the_agent_ended_not_from_its_record(
     assert (
         result.exit_reason == "resource_limit" and result.message == "a command ran out of memory"
     )
+
+
+class Asker:
+    """An agent whose one model call waits for an answer that comes only when the test says."""
+
+    name = "asker"
+
+    def __init__(self) -> None:
+        self.asking = threading.Event()
+        self.answer = threading.Event()
+        self.returned = threading.Event()
+
+    def run(self, ctx: AgentContext) -> AgentOutcome:
+        self.asking.set()
+        self.answer.wait(60)
+        self.returned.set()
+        return AgentOutcome(info={})
+
+
+def test_ctrl_c_does_not_wait_for_a_trial_in_a_model_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A served model is stopped only on the way out of the run, and only that ends a call
+    waiting on it: the run must not wait for its trials before it goes (it did, for a whole
+    answer, and longer with mini-swe-agent's retries). The trial leaves no result once its
+    call ends, and runs again on resume."""
+    import _thread
+
+    import hillclimber.trial as trial
+
+    asker = Asker()
+    monkeypatch.setattr(trial, "agent_maker", lambda *args: ((lambda config: asker), False))
+    def ctrl_c_once_asking() -> None:
+        asker.asking.wait(30)
+        _thread.interrupt_main()
+
+    threading.Thread(target=ctrl_c_once_asking).start()
+    task = load_dataset(FIXTURES / "tb2").tasks[0]
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            Run(config([task], agent="nop"), [task], tmp_path).execute()
+        assert not asker.returned.is_set()  # the run is out while the call still waits
+        assert json.loads((tmp_path / "result.json").read_text())["state"] == "interrupted"
+        asker.answer.set()
+        assert asker.returned.wait(30)
+        for thread in threading.enumerate():
+            if thread.name.startswith("ThreadPoolExecutor"):
+                thread.join(30)
+        assert not (tmp_path / f"{task.id}.1" / "result.json").exists()
+    finally:
+        asker.answer.set()
+        process.resume()

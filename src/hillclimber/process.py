@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TypeVar
 
 DEFAULT_OUTPUT_CAP = 1 << 20  # bytes kept per stream; the rest is counted, not stored
 WATCH_EVERY_SEC = 1.0
@@ -123,6 +123,8 @@ class _CappedReader(threading.Thread):
             return b"".join(self.chunks).decode("utf-8", errors="replace")
 
 
+T = TypeVar("T")
+
 _live: set[subprocess.Popen[bytes]] = set()
 _live_lock = threading.Lock()
 
@@ -145,6 +147,37 @@ def stop_all() -> None:
 
 def resume() -> None:
     _stopping.clear()
+
+
+def stopping() -> bool:
+    """Whether the run is stopping (`stop_all`): what waits on something outside a process —
+    a model's answer, a trial's next phase — gives up at its next look."""
+    return _stopping.is_set()
+
+
+def unless_stopped(call: Callable[[], T], poll: float = 0.5) -> T:
+    """What `call` returns, or `Stopped` as soon as the run stops while it waits (a model's
+    answer over HTTP: no thread can be made to give up a call, so the call is left to end in
+    a daemon thread, which the exit does not wait for)."""
+    outcome: list[T] = []
+    failed: list[BaseException] = []
+    done = threading.Event()
+
+    def wait_for_it() -> None:
+        try:
+            outcome.append(call())
+        except BaseException as err:  # handed on to the caller below
+            failed.append(err)
+        finally:
+            done.set()
+
+    threading.Thread(target=wait_for_it, name="unless-stopped", daemon=True).start()
+    while not done.wait(poll):
+        if _stopping.is_set():
+            raise Stopped("the run is stopping")
+    if failed:
+        raise failed[0]
+    return outcome[0]
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:

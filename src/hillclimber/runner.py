@@ -26,7 +26,7 @@ from hillclimber.results import (
 )
 from hillclimber.sandbox import APP, SandboxKind
 from hillclimber.task import Task
-from hillclimber.trial import STOPPING, TrialSpec, run_trial
+from hillclimber.trial import TrialSpec, run_trial
 
 
 def _hidden(run_dir: Path, workspace: Path | None) -> tuple[str, ...]:
@@ -158,7 +158,6 @@ class Run:
             else:
                 todo.append(spec)
         self.write_summary("running")
-        STOPPING.clear()
         process.resume()
         pool = ThreadPoolExecutor(max_workers=max(1, self.config.n_concurrent))
         pending: dict[Future[TrialResult], TrialSpec] = {}
@@ -177,9 +176,11 @@ class Run:
                     events.on_end(spec, result)
                     self._drop_image(spec, result, [*queue, *pending.values()])
         except BaseException:
-            STOPPING.set()
             process.stop_all()
-            pool.shutdown(wait=True, cancel_futures=True)
+            # not waited for here: a trial in a model call ends once the call does, and a
+            # served model is stopped only on the way out (the interpreter joins the trials
+            # before it exits, so what they set up is still undone)
+            pool.shutdown(wait=False, cancel_futures=True)
             self.write_summary("interrupted")
             raise
         pool.shutdown()

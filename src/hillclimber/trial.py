@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import shutil
-import threading
 import time
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from hillclimber import process
 from hillclimber.agents import Agent, AgentMaker, agent_maker
 from hillclimber.context import AgentContext
 from hillclimber.errors import (
@@ -80,10 +80,6 @@ class Interrupted(HillclimberError):
     """The run is stopping; this trial leaves no result and runs again on resume."""
 
 
-STOPPING = threading.Event()
-"""Set while the run stops: a trial between its phases leaves no result (`Interrupted`)."""
-
-
 def run_trial(spec: TrialSpec) -> TrialResult:
     """Set up, run the agent, verify; write `result.json`. Never raises for a task's fault."""
     trial_dir = spec.trial_dir
@@ -119,10 +115,11 @@ def run_trial(spec: TrialSpec) -> TrialResult:
         result.exit_reason = ExitReason.ERROR
         result.message = f"verifier: {err}"
     except Exception as err:  # a bug or a machine problem: keep it, and keep the other trials
-        if STOPPING.is_set():
+        if process.stopping():
             raise Interrupted("stopping") from err
         result.exit_reason = ExitReason.ERROR
         result.message = f"{type(err).__name__}: {err}"
+        trial_dir.mkdir(parents=True, exist_ok=True)  # it may have failed before its folder
         (trial_dir / "error.txt").write_text(traceback.format_exc())
     result.timings = phases.total()
     result.finished_at = now()
@@ -144,7 +141,7 @@ class _Phases:
         seconds = time.monotonic() - self._phase_start  # tries add up their phases
         self.timings[name] = round(self.timings.get(name, 0.0) + seconds, 3)
         self._phase_start = time.monotonic()
-        if STOPPING.is_set():
+        if process.stopping():  # a stopping run leaves the trial between its phases
             raise Interrupted("stopping")
 
     def total(self) -> dict[str, float]:

@@ -4,6 +4,9 @@ and the whole agent on a fixture task with the embedded model served to it (mark
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,7 +24,8 @@ from hillclimber.loaders import load_task
 from hillclimber.models import ModelConfig, window_of
 from hillclimber.results import read_trial
 
-from conftest import FIXTURES, IN_CI, isolated_sandbox, missing, run_config
+from conftest import FIXTURES, IN_CI, ctrl_c_acts, isolated_sandbox, missing, run_config
+from openai_server import FakeServer, Reply
 
 if IN_CI:  # CI installs the peers (the dev extra): a missing package is a failure there
     import minisweagent.exceptions as minisweagent
@@ -74,6 +78,7 @@ def test_its_model_calls_keep_within_the_agents_time(tmp_path: Path) -> None:
 class _Silent(BaseHTTPRequestHandler):
     """A server that takes each request and never answers it."""
 
+    HOLD_SEC = 20
     requests = 0
     bodies: ClassVar[list[dict[str, object]]] = []
 
@@ -81,7 +86,7 @@ class _Silent(BaseHTTPRequestHandler):
         type(self).requests += 1
         length = int(self.headers.get("Content-Length", 0))
         type(self).bodies.append(json.loads(self.rfile.read(length) or b"{}"))
-        time.sleep(20)
+        time.sleep(self.HOLD_SEC)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -107,12 +112,74 @@ def test_a_call_that_never_comes_back_ends_at_the_agents_time_once(tmp_path: Pat
         started = time.monotonic()
         with pytest.raises(AgentTimeout):
             model.query([{"role": "user", "content": "hi"}])
-        assert time.monotonic() - started < 10  # with its retries: three calls of 2 s, 12 s
+        # given up at the agent's 2 s (and one retry's pause), before the server's 20 s hold
+        # was over: the bound is the hold, not a speed (10 s failed on a loaded machine)
+        assert time.monotonic() - started < _Silent.HOLD_SEC
         assert _Silent.requests == 1
         # an answer has an end: at 32,768 tokens one that repeated itself took a whole trial
         assert _Silent.bodies[-1]["max_tokens"] == ANSWER_TOKENS == 4096
     finally:
         server.shutdown()
+
+
+def test_a_call_in_flight_is_given_up_once_the_run_stops(tmp_path: Path) -> None:
+    """At a Ctrl-C the run waited for its answer, then its retries went on against the
+    stopped server for minutes (ten, with waits of up to a minute): the call is given up at
+    once, and no retry is sent."""
+    from minisweagent.models.litellm_textbased_model import LitellmTextbasedModel
+
+    from hillclimber import process
+    from hillclimber.agents.mini_swe import MiniSweAgent, within_time
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    sent = _Silent.requests
+    try:
+        url = f"http://127.0.0.1:{server.server_port}/v1"
+        agent = MiniSweAgent(ModelConfig(spec="openai:m", base_url=url))
+        model = within_time(LitellmTextbasedModel, context(tmp_path))(**agent.model_config({}))
+
+        def stop_once_asked() -> None:
+            while _Silent.requests == sent:
+                time.sleep(0.05)
+            process.stop_all()
+
+        threading.Thread(target=stop_once_asked, daemon=True).start()
+        with pytest.raises(process.Stopped):
+            model.query([{"role": "user", "content": "hi"}])
+        assert _Silent.requests == sent + 1
+        with pytest.raises(process.Stopped):  # and none starts after
+            model.query([{"role": "user", "content": "hi"}])
+        assert _Silent.requests == sent + 1
+    finally:
+        process.resume()
+        server.shutdown()
+
+
+def test_ctrl_c_stops_a_run_whose_peer_waits_on_its_model(tmp_path: Path) -> None:
+    """`bench` with mini-swe-agent on a server that never answers, stopped with Ctrl-C while
+    its call waits: it goes at once (it waited for the call, the agent's 120 s here), keeps
+    the run resumable and leaves no result for the trial it stopped."""
+    with FakeServer() as server:
+        server.script(Reply(hang=True))
+        argv = [sys.executable, "-m", "hillclimber", "bench", "--agent", "mini-swe-agent",
+                "--model", "openai:m", "--base-url", server.url, "--dataset",
+                str(FIXTURES / "tb2"), "--tasks", "fx-hello", "--run-id", "r",
+                "--runs-dir", str(tmp_path)]  # fmt: skip
+        proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, preexec_fn=ctrl_c_acts)  # fmt: skip
+        deadline = time.monotonic() + 120
+        while not server.bodies() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGINT)
+        try:
+            _, err = proc.communicate(timeout=60)
+        finally:
+            proc.kill()
+    assert proc.returncode == 130, err
+    assert "resume with --run-id r" in err
+    assert not list(tmp_path.glob("r/*/result.json"))
+    assert len(server.bodies()) == 1
 
 
 def test_it_reaches_its_model_over_http_only() -> None:

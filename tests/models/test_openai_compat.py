@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
 
 import pytest
 
+from hillclimber import process
 from hillclimber.errors import BadResponse, ContextExceeded, ModelTimeout, ModelUnavailable
 from hillclimber.models.base import (
     CompletionRequest,
@@ -187,6 +190,23 @@ def test_slow_server_is_a_timeout(server: FakeServer) -> None:
     server.script(Reply(text="late", delay=3.0))
     with pytest.raises(ModelTimeout):
         make(server, timeout=0.3, max_retries=0).complete(ask())
+
+
+def test_a_stopping_run_gives_up_a_call_that_waits(server: FakeServer) -> None:
+    """Ctrl-C during a call: the call is given up where it waits, not at its timeout."""
+    server.script(Reply(hang=True))
+
+    def stop_once_asked() -> None:
+        while not server.bodies():
+            time.sleep(0.05)
+        process.stop_all()
+
+    threading.Thread(target=stop_once_asked, daemon=True).start()
+    try:
+        with pytest.raises(process.Stopped):
+            make(server, timeout=120, max_retries=0).complete(ask())
+    finally:
+        process.resume()
 
 
 def test_nothing_listening_is_unavailable(server: FakeServer) -> None:

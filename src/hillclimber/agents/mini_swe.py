@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 
 import yaml
 
+from hillclimber import process
 from hillclimber.agents.base import AgentOutcome, Ended
 from hillclimber.context import AgentContext
 from hillclimber.errors import AgentTimeout, HillclimberError, ModelUnavailable
@@ -167,9 +168,11 @@ class MiniSweAgent:
         model = within_time(LitellmTextbasedModel, ctx)(**model_config)
         agent = DefaultAgent(model, environment, **agent_config)
         outcome = _ran(agent, ctx.task.instruction)  # a Ctrl-C goes on at once, without waiting
-        # a call given up on at the end is the server's until done: not the next trial's
-        waited = wait_until_free(str(self.model.base_url), SERVER_BUSY_WAIT_SEC)
-        outcome.info["model_busy_after_sec"] = round(waited, 1)
+        # a call given up on at the end is the server's until done: not the next trial's (a
+        # stopping run has no next trial)
+        if not process.stopping():
+            waited = wait_until_free(str(self.model.base_url), SERVER_BUSY_WAIT_SEC)
+            outcome.info["model_busy_after_sec"] = round(waited, 1)
         return outcome
 
 
@@ -185,21 +188,26 @@ def _ran(agent: Any, instruction: str) -> AgentOutcome:
 
 
 def within_time(model_class: Any, ctx: AgentContext) -> Any:
-    """Its model class, each call given at most the agent's time left and none started once
-    it is up (`AgentTimeout`, which also stops its retries)."""
+    """Its model class, each call given at most the agent's time left, none started once it is
+    up (`AgentTimeout`), and none waited for once the run is stopping (`Stopped`); both also
+    stop its retries (ten, with waits of up to a minute, on a server gone at a Ctrl-C)."""
 
     class WithinTime(model_class):  # type: ignore[misc]
         abort_exceptions: ClassVar[list[type[Exception]]] = [
             *model_class.abort_exceptions,
             AgentTimeout,
+            process.Stopped,
         ]
 
         def _query(self, messages: list[dict[str, str]], **kwargs: Any) -> Any:
+            if process.stopping():
+                raise process.Stopped("the run is stopping")
             left = ctx.remaining()
             if left <= 0:
                 raise AgentTimeout("the agent's time ran out before a model call")
             given = float(self.config.model_kwargs.get("timeout") or left)
-            return super()._query(messages, **{**kwargs, "timeout": max(min(given, left), 1.0)})
+            query, asked = super()._query, {**kwargs, "timeout": max(min(given, left), 1.0)}
+            return process.unless_stopped(lambda: query(messages, **asked))
 
     return WithinTime
 

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from hillclimber import __version__
-from hillclimber.agents import AGENTS
+from hillclimber.agents import AGENTS, PEERS
 from hillclimber.cli.app import err_console, fail
 from hillclimber.compare import Setting, load_setting
 from hillclimber.harness.config import HarnessConfig
@@ -235,11 +235,11 @@ def compared(presets: str, sets: list[str] | None, max_turns: int | None) -> lis
 
 
 def uses_model(agent: str) -> bool:
-    """Whether `agent` is the harness, which acts with a model and a setting; an unknown
-    agent is an error."""
+    """Whether `agent` acts with a model: the harness (with a setting too) and the peers; an
+    unknown agent is an error."""
     if agent not in AGENTS:
         fail(f"unknown agent '{agent}' (choose from: {', '.join(AGENTS)})")
-    return agent == "harness"
+    return agent == "harness" or agent in PEERS
 
 
 def setting_changes(sets: list[str] | None, max_turns: int | None) -> list[str]:

@@ -136,7 +136,7 @@ def bench(
     """Run tasks of a suite or dataset and verify each with its own tests."""
     model_acts = uses_model(agent)
     data, invalid, chosen = select(suite, dataset, tasks, exclude, shard)
-    setting = harness(preset_name, sets, max_turns) if model_acts else None
+    setting = harness(preset_name, sets, max_turns) if agent == "harness" else None
     kind, notes = pick_sandbox(sandbox, model_acts=model_acts, unsafe=unsafe)
     model_config = _model(model, base_url, context_window, lookup) if model_acts else None
     run_id = new_run_id(run_id)
@@ -167,7 +167,8 @@ def bench(
     _say(f"run [bold]{run_id}[/]: {len(chosen)} tasks × {n_attempts} attempts, {who}, "
          f"{where_tasks_run(kind, config.images)}, {config.n_concurrent} at a time "
          f"→ {run.run_dir}")  # fmt: skip
-    summary = _execute(run, len(chosen) * n_attempts)
+    with served(run) as job:  # a peer on the embedded model reaches it over HTTP
+        summary = _execute(job, len(chosen) * n_attempts)
     _print_summary(summary, run.run_dir)
     if invalid:
         raise typer.Exit(2)

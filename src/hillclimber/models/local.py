@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from hillclimber import process
 from hillclimber.errors import BadResponse, ContextExceeded, ModelTimeout, ModelUnavailable
 from hillclimber.models import embedded
 from hillclimber.models.base import (
@@ -205,9 +206,10 @@ class LocalModel:
     def _generate(
         self, kwargs: dict[str, Any], deadline: float | None
     ) -> tuple[str, FinishReason, int, int]:
-        """Stream the answer, stopping early once it repeats itself, and with ModelTimeout once
-        the deadline passes (between two tokens). Returns the text, why it ended, and the
-        prompt and answer token counts as the model counted them."""
+        """Stream the answer, stopping early once it repeats itself, with ModelTimeout once
+        the deadline passes and with Stopped once the run stops (between two tokens). Returns
+        the text, why it ended, and the prompt and answer token counts as the model counted
+        them."""
         llm = self._state.llm
         pieces: list[str] = []
         finish: FinishReason = "stop"
@@ -217,6 +219,8 @@ class LocalModel:
             for chunk in stream:
                 if deadline is not None and time.monotonic() > deadline:
                     raise ModelTimeout("the agent's time ran out while the model was answering")
+                if process.stopping():
+                    raise process.Stopped("the run is stopping")
                 answered = True
                 choice: dict[str, Any] = chunk["choices"][0]
                 piece: str | None = choice["delta"].get("content")

@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 
+from hillclimber import process
 from hillclimber.errors import BadResponse, ContextExceeded, ModelTimeout, ModelUnavailable
 from hillclimber.models.base import (
     Completion,
@@ -91,7 +92,9 @@ class OllamaModel:
     def _post(self, body: dict[str, Any], timeout: float | None) -> dict[str, Any]:
         for attempt in range(self.max_retries + 1):
             try:
-                response = self.client.post("/api/chat", json=body, timeout=timeout)
+                response = process.unless_stopped(  # a Ctrl-C does not wait for the answer
+                    lambda: self.client.post("/api/chat", json=body, timeout=timeout)
+                )
             except httpx.TimeoutException as err:
                 # not retried: a model too slow once is too slow again
                 raise ModelTimeout(f"{self.base_url}: no answer in time") from err

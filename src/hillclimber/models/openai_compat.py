@@ -15,6 +15,7 @@ import openai
 from openai.types import CompletionUsage
 from openai.types.chat import ChatCompletion
 
+from hillclimber import process
 from hillclimber.errors import BadResponse, ContextExceeded, ModelTimeout, ModelUnavailable
 from hillclimber.models.base import (
     Completion,
@@ -81,10 +82,11 @@ class OpenAICompatModel:
         kwargs = self._request_kwargs(request, constrained)
         start = time.monotonic()
         try:
-            response = self.client.chat.completions.create(
-                **kwargs,
-                extra_body=self.extra_body or None,
-                timeout=time_left(request, self.timeout),
+            timeout = time_left(request, self.timeout)
+            response = process.unless_stopped(  # a Ctrl-C does not wait for the answer
+                lambda: self.client.chat.completions.create(
+                    **kwargs, extra_body=self.extra_body or None, timeout=timeout
+                )
             )
         except (openai.BadRequestError, openai.UnprocessableEntityError) as err:
             message = _text(err)
