@@ -18,6 +18,7 @@ import pytest
 from hillclimber.errors import HillclimberError, ModelUnavailable
 from hillclimber.models import CompletionRequest, Message, ModelConfig, embedded, make_model
 from hillclimber.models.serve import (
+    STOP_TIMEOUT_SEC,
     Served,
     _with_parent,
     embedded_name,
@@ -97,6 +98,27 @@ def test_a_call_given_up_on_is_waited_for_before_the_model_is_free(served: Serve
         httpx.post(f"{served.base_url}/chat/completions", json=ask, timeout=1.0)
     wait_until_free(served.base_url, timeout=300)
     assert served.log.read_text(errors="replace").count("total time") == done + 1
+
+
+@pytest.mark.model
+def test_a_block_stopped_while_its_model_answers_kills_the_server_at_once() -> None:
+    """A stopped run does not wait for the answer under way: a graceful stop waited for it
+    (15 s, then a kill, at every Ctrl-C of a peer's run), so the server is killed at once."""
+    if embedded.installed_path(embedded.DEFAULT_MODEL) is None:
+        missing("the embedded model is not installed")
+    with pytest.raises(KeyboardInterrupt), serve() as server:
+        ask = {
+            "model": server.name,
+            "messages": [{"role": "user", "content": "Count from 1 to 400, one number a line."}],
+            "max_tokens": 400,
+        }
+        with pytest.raises(httpx.TimeoutException):  # it goes on answering
+            httpx.post(f"{server.base_url}/chat/completions", json=ask, timeout=1.0)
+        stopped = time.monotonic()
+        raise KeyboardInterrupt
+    # the bound is the graceful stop's wait (it ran out, then the kill), not a speed
+    assert time.monotonic() - stopped < STOP_TIMEOUT_SEC
+    assert server.process.returncode == -signal.SIGKILL
 
 
 def start_serving() -> tuple[subprocess.Popen[str], str]:

@@ -121,6 +121,9 @@ def serve(
     try:
         _wait_ready(served)
         yield served
+    except BaseException:  # a block that failed or was stopped: no one waits for an answer
+        process.kill()  # under way, which a graceful stop would finish first
+        raise
     finally:
         stop(process)
 
