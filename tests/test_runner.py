@@ -371,6 +371,7 @@ def test_ctrl_c_does_not_wait_for_a_trial_in_a_model_call(
 
     asker = Asker()
     monkeypatch.setattr(trial, "agent_maker", lambda *args: ((lambda config: asker), False))
+
     def ctrl_c_once_asking() -> None:
         asker.asking.wait(30)
         _thread.interrupt_main()
