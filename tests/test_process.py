@@ -44,6 +44,10 @@ def test_a_call_still_waiting_is_given_up_once_the_run_stops() -> None:
 def test_nothing_starts_once_the_run_stops() -> None:
     process.stop_all()
     assert process.stopping()
+    called: list[bool] = []
+    with pytest.raises(process.Stopped):
+        process.unless_stopped(lambda: called.append(True))
+    assert not called
     with pytest.raises(process.Stopped):
         process.run_process(["true"], timeout=10)
     process.resume()

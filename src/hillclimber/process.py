@@ -156,9 +156,12 @@ def stopping() -> bool:
 
 
 def unless_stopped(call: Callable[[], T], poll: float = 0.5) -> T:
-    """What `call` returns, or `Stopped` as soon as the run stops while it waits (a model's
-    answer over HTTP: no thread can be made to give up a call, so the call is left to end in
-    a daemon thread, which the exit does not wait for)."""
+    """What `call` returns, or `Stopped` if the run is stopping before it starts or as soon as
+    it stops while the call waits (a model's answer over HTTP: no thread can be made to give
+    up a call, so the call is left to end in a daemon thread, which the exit does not wait
+    for)."""
+    if _stopping.is_set():
+        raise Stopped("the run is stopping")
     outcome: list[T] = []
     failed: list[BaseException] = []
     done = threading.Event()

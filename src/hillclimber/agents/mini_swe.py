@@ -200,8 +200,6 @@ def within_time(model_class: Any, ctx: AgentContext) -> Any:
         ]
 
         def _query(self, messages: list[dict[str, str]], **kwargs: Any) -> Any:
-            if process.stopping():
-                raise process.Stopped("the run is stopping")
             left = ctx.remaining()
             if left <= 0:
                 raise AgentTimeout("the agent's time ran out before a model call")
