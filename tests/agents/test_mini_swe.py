@@ -182,6 +182,27 @@ def test_ctrl_c_stops_a_run_whose_peer_waits_on_its_model(tmp_path: Path) -> Non
     assert len(server.bodies()) == 1
 
 
+def _command(line: str) -> str:
+    return f"THOUGHT: next.\n\n```mswea_bash_command\n{line}\n```"
+
+
+def test_its_model_time_is_recorded_as_our_presets_is(tmp_path: Path) -> None:
+    """The seconds its calls took add up, as the harness's do, so `show` gives a peer's model
+    time a task beside ours: two answers, each held back half a second by the server."""
+    from hillclimber.agents.mini_swe import MiniSweAgent
+
+    with FakeServer() as server:
+        server.script(
+            Reply(text=_command("echo 'Hello, world!' > hello.txt"), delay=0.5),
+            Reply(text=_command(f"echo {SUBMIT}"), delay=0.5),
+        )
+        agent = MiniSweAgent(ModelConfig(spec="openai:m", base_url=server.url))
+        outcome = agent.run(context(tmp_path))
+    assert outcome.info["loop_exit"] == "Submitted" and outcome.info["model_calls"] == 2
+    assert outcome.ended.model_seconds >= 1.0  # the two answers' delays at least
+    assert outcome.info["model_seconds"] == round(outcome.ended.model_seconds, 2)
+
+
 def test_it_reaches_its_model_over_http_only() -> None:
     with pytest.raises(ModelUnavailable, match="openai:NAME --base-url"):
         make_agent("mini-swe-agent", ModelConfig(spec="local"))

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 import platform
+import time
 from importlib import resources
 from typing import Any, ClassVar
 
@@ -190,7 +191,8 @@ def _ran(agent: Any, instruction: str) -> AgentOutcome:
 def within_time(model_class: Any, ctx: AgentContext) -> Any:
     """Its model class, each call given at most the agent's time left, none started once it is
     up (`AgentTimeout`), and none waited for once the run is stopping (`Stopped`); both also
-    stop its retries (ten, with waits of up to a minute, on a server gone at a Ctrl-C)."""
+    stop its retries (ten, with waits of up to a minute, on a server gone at a Ctrl-C). The
+    seconds its calls took add up in `model_seconds`, as our presets' do."""
 
     class WithinTime(model_class):  # type: ignore[misc]
         abort_exceptions: ClassVar[list[type[Exception]]] = [
@@ -198,6 +200,7 @@ def within_time(model_class: Any, ctx: AgentContext) -> Any:
             AgentTimeout,
             process.Stopped,
         ]
+        model_seconds = 0.0
 
         def _query(self, messages: list[dict[str, str]], **kwargs: Any) -> Any:
             left = ctx.remaining()
@@ -205,14 +208,21 @@ def within_time(model_class: Any, ctx: AgentContext) -> Any:
                 raise AgentTimeout("the agent's time ran out before a model call")
             given = float(self.config.model_kwargs.get("timeout") or left)
             query, asked = super()._query, {**kwargs, "timeout": max(min(given, left), 1.0)}
-            return process.unless_stopped(lambda: query(messages, **asked))
+            started = time.monotonic()
+            try:
+                return process.unless_stopped(lambda: query(messages, **asked))
+            finally:
+                self.model_seconds += time.monotonic() - started
 
     return WithinTime
 
 
 def _outcome(agent: Any, status: str, error: str = "", *, timed_out: bool = False) -> AgentOutcome:
+    seconds = float(getattr(agent.model, "model_seconds", 0.0))
     return AgentOutcome(
-        Ended(status, agent.n_calls), info=_info(agent, status, error), timed_out=timed_out
+        Ended(status, agent.n_calls, model_seconds=seconds),
+        info=_info(agent, status, error),
+        timed_out=timed_out,
     )
 
 
@@ -230,6 +240,7 @@ def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:
         "model_calls": agent.n_calls,
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
+        "model_seconds": round(float(getattr(agent.model, "model_seconds", 0.0)), 2),
         "trajectory": TRAJECTORY,
     }
     if error:
