@@ -48,6 +48,18 @@ def test_show_prints_the_numbers_and_the_task_matrix(runs_dir: Path) -> None:
     assert code == 0 and "how each trial ended" in out and "passed, " in out
 
 
+def test_show_as_markdown_gives_the_same_tables_to_paste(runs_dir: Path) -> None:
+    code, out, _ = hc("show", str(runs_dir / "cmp"), "--ends", "--markdown")
+    assert code == 0 and "│" not in out  # no box drawing
+    for title in ("runs", "the harness said → the tests said", "tasks × runs",
+                  "how each trial ended"):  # fmt: skip
+        assert f"**{title}**" in out
+    assert "| feedback | none | tests |" in out
+    assert "| fx-hello | ✓ | ✓ |" in out
+    code, out, _ = hc("show", str(runs_dir / "cmp"), "--totals", "--markdown")
+    assert code == 0 and "**runs**" in out and "fx-" not in out  # still no task by name
+
+
 def test_show_totals_names_no_task(runs_dir: Path) -> None:
     code, out, _ = hc("show", str(runs_dir / "cmp"), "--totals")
     assert code == 0

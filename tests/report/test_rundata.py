@@ -19,6 +19,7 @@ from hillclimber.report.tables import (
     ends_table,
     grade_rows,
     how_close,
+    markdown,
     matrix_rows,
     stats_row,
     task_matrix,
@@ -270,3 +271,22 @@ def test_how_each_trial_ended_is_the_agents_own_word_its_calls_and_time(
     oracle_row = next(line for line in text.splitlines() if oracle.trials[0].task_id in line)
     assert oracle_row.count("passed, ") == 2  # both attempts, one cell
     assert "·" in next(line for line in text.splitlines() if said.task_id in line)
+
+
+def test_a_table_as_markdown_keeps_every_cell_whole_and_plain() -> None:
+    """What a terminal clips and colours, the Markdown has whole: a long task name, the marks
+    without their markup, a bar in a cell escaped so the row keeps its columns."""
+    from rich.table import Table
+
+    table = Table("task", "climber", title="tasks × runs")
+    long_name = "mysql_innodb_corruption_recovery_medium"
+    table.add_row(long_name, "[green]✓[/] [dim]7/7[/]")
+    table.add_row("pipes", "a | b\nover two lines")
+    assert markdown(table).splitlines() == [
+        "**tasks × runs**",
+        "",
+        "| task | climber |",
+        "| --- | --- |",
+        f"| {long_name} | ✓ 7/7 |",
+        "| pipes | a \\| b over two lines |",
+    ]

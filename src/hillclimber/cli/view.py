@@ -11,7 +11,7 @@ import typer
 from hillclimber.cli.app import app, console, fail
 from hillclimber.errors import HillclimberError
 from hillclimber.report.rundata import load_runs
-from hillclimber.report.tables import ends_table, grades_table, stats_table, task_matrix
+from hillclimber.report.tables import ends_table, grades_table, markdown, stats_table, task_matrix
 
 
 @app.command()
@@ -37,6 +37,10 @@ def show(
             help="Also how each trial's agent stopped: its exit, model calls and time.",
         ),
     ] = False,
+    as_markdown: Annotated[
+        bool,
+        typer.Option("--markdown", help="The tables as Markdown, to paste into a README."),
+    ] = False,
 ) -> None:
     """Show a run's numbers and task matrix; with TASK, each trial of it step by step.
 
@@ -52,14 +56,15 @@ def show(
         runs = load_runs(run_paths, pool=True)
     except HillclimberError as err:
         fail(str(err))
-    console.print(stats_table(runs))
-    console.print(grades_table(runs))
-    if totals:
-        return
-    console.print(task_matrix(runs))
-    if ends:
-        console.print(ends_table(runs))
-    if task is None:
+    tables = [stats_table(runs), grades_table(runs)]
+    if not totals:
+        tables += [task_matrix(runs), *([ends_table(runs)] if ends else [])]
+    for table in tables:
+        if as_markdown:
+            console.print(markdown(table) + "\n", markup=False, highlight=False, soft_wrap=True)
+        else:
+            console.print(table)
+    if task is None or totals:
         return
     trials = [(run, trial) for run in runs for trial in run.trials_of(task)]
     if not trials:

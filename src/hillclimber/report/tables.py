@@ -1,5 +1,6 @@
 """Runs side by side: the numbers per run and the task × run matrix, as plain rows (for the
-HTML report) and as rich tables (for the terminal). Nothing here prints."""
+HTML report), as rich tables (for the terminal) and those as Markdown (for a README). Nothing
+here prints."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Sequence
 
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from hillclimber.grades import DONE, Grade
 from hillclimber.report.rundata import RunData, RunStats
@@ -210,3 +212,23 @@ def ends_table(runs: Sequence[RunData]) -> Table:
         ]
         table.add_row(escape(task), *(escape(cell) if cell else NOT_RUN for cell in cells))
     return table
+
+
+def markdown(table: Table) -> str:
+    """A rich table as a GitHub Markdown table, its title a bold line above it: the same cells,
+    whole (a terminal clips them), without their colours."""
+    header = [_plain(column.header) for column in table.columns]
+    columns = [[_plain(cell) for cell in column.cells] for column in table.columns]
+    lines = [f"**{_plain(table.title)}**", ""] if table.title else []
+    lines += [_row(header), _row(["---"] * len(header))]
+    lines += [_row(list(row)) for row in zip(*columns, strict=True)]
+    return "\n".join(lines)
+
+
+def _plain(cell: object) -> str:
+    text = cell.plain if isinstance(cell, Text) else Text.from_markup(str(cell or "")).plain
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
