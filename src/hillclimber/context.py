@@ -4,7 +4,7 @@ the task's tests to check with where the setting lets it."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,8 +34,18 @@ class AgentContext:
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
 
-    def run(self, command: str, *, timeout: float | None = None) -> CommandResult:
-        """Run a command within the agent's remaining time; raise AgentTimeout when it is up."""
+    def run(
+        self,
+        command: str,
+        *,
+        timeout: float | None = None,
+        cwd: str = "",
+        env: Mapping[str, str] | None = None,
+    ) -> CommandResult:
+        """Run a command within the agent's remaining time, from `cwd` (default: the task's
+        working folder) with `env` added to the sandbox's environment; raise AgentTimeout when
+        the time is up."""
         return run_within(
-            self.sandbox, command, remaining=self.remaining, timeout=timeout, cwd=self.workdir
-        )
+            self.sandbox, command, remaining=self.remaining, timeout=timeout,
+            cwd=cwd or self.workdir, env=env,
+        )  # fmt: skip

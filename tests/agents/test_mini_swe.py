@@ -48,6 +48,18 @@ def test_its_commands_run_in_our_sandbox_from_the_tasks_folder(tmp_path: Path) -
     assert "timed out after 1s" in slow["exception_info"]
 
 
+def test_what_its_model_reads_of_a_command_is_the_command_alone(tmp_path: Path) -> None:
+    """Its environment and folder are given as its own environment gives them, not written
+    before the command: bash quotes a line it cannot parse, and the 1.5B, shown our exports
+    that way, copied them as its next command, and again, to the end of its time."""
+    env = MiniSweEnvironment(context(tmp_path), {"PAGER": "cat", "LESS": "-R"}, timeout=5)
+    out = env.execute({"command": "<action>"})
+    assert out["returncode"] == 2 and "<action>" in out["output"]
+    assert "export" not in out["output"] and "PAGER" not in out["output"]
+    assert "cd " not in env.execute({"command": "(("}, cwd="/tmp")["output"]
+    assert env.execute({"command": "echo $LESS; pwd"}, cwd="/tmp")["output"] == "-R\n/tmp\n"
+
+
 def test_its_submit_line_ends_the_run(tmp_path: Path) -> None:
     env = MiniSweEnvironment(context(tmp_path), {}, timeout=5)
     with pytest.raises(minisweagent.Submitted) as raised:

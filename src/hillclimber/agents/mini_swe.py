@@ -88,10 +88,11 @@ class MiniSweEnvironment:
         from minisweagent.exceptions import Submitted
 
         command = str(action.get("command", ""))
-        exports = "".join(f"export {k}={_quote(v)}; " for k, v in self.env.items())
-        where = f"cd {_quote(cwd)} && " if cwd else ""
         seconds = timeout or self.timeout
-        result = self.ctx.run(exports + where + command, timeout=seconds)
+        # its environment and folder as its own environment gives them, not as words before
+        # the command: bash quotes a command it cannot parse, and the model read (and copied)
+        # our exports
+        result = self.ctx.run(command, timeout=seconds, cwd=cwd, env=self.env)
         output = result.stdout + result.stderr
         info = ""  # in its LocalEnvironment's words
         if result.timed_out:
@@ -246,7 +247,3 @@ def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:
     if error:
         info["error"] = error[:500]
     return info
-
-
-def _quote(text: str) -> str:
-    return "'" + text.replace("'", "'\\''") + "'"

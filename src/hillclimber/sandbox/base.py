@@ -297,13 +297,16 @@ def run_within(
     remaining: Callable[[], float],
     timeout: float | None = None,
     cwd: str = APP,
+    env: Mapping[str, str] | None = None,
     linger: bool = True,
 ) -> CommandResult:
     """Run a command in what is left of an agent's time; AgentTimeout when it is used up."""
     left = remaining()
     if left <= 0:
         raise AgentTimeout("agent time is up")
-    result = sandbox.run(command, timeout=min(timeout or left, left), cwd=cwd, linger=linger)
+    result = sandbox.run(
+        command, timeout=min(timeout or left, left), cwd=cwd, env=env, linger=linger
+    )
     if result.timed_out and remaining() <= 0:
         raise AgentTimeout("agent time is up")
     return result
