@@ -371,6 +371,9 @@ def test_ctrl_c_does_not_wait_for_a_trial_in_a_model_call(
 
     asker = Asker()
     monkeypatch.setattr(trial, "agent_maker", lambda *args: ((lambda config: asker), False))
+    # a Ctrl-C acts here even where the tests run as a background job, which ignores SIGINT
+    # (there `interrupt_main` does nothing at all)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
 
     def ctrl_c_once_asking() -> None:
         asker.asking.wait(30)
@@ -392,3 +395,4 @@ def test_ctrl_c_does_not_wait_for_a_trial_in_a_model_call(
     finally:
         asker.answer.set()
         process.resume()
+        signal.signal(signal.SIGINT, previous)
