@@ -219,15 +219,15 @@ def within_time(model_class: Any, ctx: AgentContext) -> Any:
 
 
 def _outcome(agent: Any, status: str, error: str = "", *, timed_out: bool = False) -> AgentOutcome:
-    seconds = float(getattr(agent.model, "model_seconds", 0.0))
+    seconds = agent.model.model_seconds  # its model is `within_time`'s, which adds them up
     return AgentOutcome(
         Ended(status, agent.n_calls, model_seconds=seconds),
-        info=_info(agent, status, error),
+        info=_info(agent, status, seconds, error),
         timed_out=timed_out,
     )
 
 
-def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:
+def _info(agent: Any, exit_status: str, model_seconds: float, error: str = "") -> dict[str, Any]:
     """What the runner records: its steps, tokens and how it ended."""
     usage = [
         m.get("extra", {}).get("response", {}).get("usage") or {}
@@ -241,7 +241,7 @@ def _info(agent: Any, exit_status: str, error: str = "") -> dict[str, Any]:
         "model_calls": agent.n_calls,
         "prompt_tokens": sum(u.get("prompt_tokens") or 0 for u in usage),
         "completion_tokens": sum(u.get("completion_tokens") or 0 for u in usage),
-        "model_seconds": round(float(getattr(agent.model, "model_seconds", 0.0)), 2),
+        "model_seconds": round(model_seconds, 2),
         "trajectory": TRAJECTORY,
     }
     if error:
