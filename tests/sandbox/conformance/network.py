@@ -39,9 +39,11 @@ def network_of_its_own(trials: Trials) -> None:
     with serving("127.0.0.1") as port:
         reached = box.run(PROBE.format(address="127.0.0.1", port=port), timeout=30)
     assert not reached.ok, reached.output
-    listening = box.run(
-        "python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 & sleep 0.5;"
-        " awk 'NR > 1 && $4 == \"0A\"' /proc/net/tcp | wc -l",
-        timeout=30,
+    listening = box.run(  # waits for the server to listen: a loaded machine starts it late
+        "python3 -m http.server 0 --bind 127.0.0.1 >/dev/null 2>&1 &"
+        " for _ in $(seq 100); do"
+        " n=$(awk 'NR > 1 && $4 == \"0A\"' /proc/net/tcp | wc -l);"
+        ' [ "$n" -gt 0 ] && break; sleep 0.2; done; echo "$n"',
+        timeout=60,
     )
     assert listening.stdout.strip() == "1", listening.output  # its own server, alone
