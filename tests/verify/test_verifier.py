@@ -419,16 +419,36 @@ def test_tests_see_system_packages_and_what_the_agent_installed_but_never_first(
     site = verifier_env.user_site()
     # what `pip install --user hcfake` would leave (the sandbox has no network here), and a
     # package whose code lies elsewhere, named by a .pth file of its own (as eigenpy's is)
-    sandbox.run(f"mkdir -p {site} && echo 'VALUE = 42' > {site}/hcfake.py", timeout=20)
     deep = f"{site}/hc.prefix/lib"
-    sandbox.run(f"mkdir -p {deep} && echo 'VALUE = 7' > {deep}/hcdeep.py", timeout=20)
-    sandbox.run(f"echo {deep} > {site}/hcdeep.pth", timeout=20)
-    assert verify(task, sandbox, tmp_path / "v1").passed
+    for command in (
+        f"mkdir -p {site} && echo 'VALUE = 42' > {site}/hcfake.py",
+        f"mkdir -p {deep} && echo 'VALUE = 7' > {deep}/hcdeep.py",
+        f"echo {deep} > {site}/hcdeep.pth",
+    ):
+        made = sandbox.run(command, timeout=60)
+        assert made.ok, made.output
+    evaluation = verify(task, sandbox, tmp_path / "v1")
+    assert evaluation.passed, evaluation.digest
     # a fake pytest in the user site cannot stand in for the real one
-    sandbox.run(f"printf 'import sys\\nsys.exit(0)\\n' > {site}/pytest.py", timeout=20)
-    sandbox.run(f"echo 'VALUE = 0' > {site}/hcfake.py", timeout=20)
+    for command in (
+        f"printf 'import sys\\nsys.exit(0)\\n' > {site}/pytest.py",
+        f"echo 'VALUE = 0' > {site}/hcfake.py",
+    ):
+        assert sandbox.run(command, timeout=60).ok
     evaluation = verify(task, sandbox, tmp_path / "v2")
     assert not evaluation.passed and evaluation.total == 1
+
+
+def test_a_test_file_that_cannot_be_imported_says_what_is_missing(tmp_path: Path) -> None:
+    """pytest's report says only `collection failure`; the digest names the error under it."""
+    require_sandbox(SandboxKind.BWRAP)
+    task = _pytest_task(tmp_path, "import hc_nowhere\n\n\ndef test_it():\n    pass\n")
+    sandbox = create_sandbox(SandboxKind.BWRAP, trial_layout(tmp_path / "trial"))
+    evaluation = verify(task, sandbox, tmp_path / "v")
+    assert not evaluation.passed and evaluation.total == 1
+    assert "collection failure: ModuleNotFoundError: No module named 'hc_nowhere'" in (
+        evaluation.digest
+    ), evaluation.digest
 
 
 def test_python_and_pip_commands_exist_in_the_sandbox(

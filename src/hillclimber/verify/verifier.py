@@ -314,10 +314,21 @@ def _read_junit(report: bytes | None) -> tuple[int, int, list[str]]:
         if problem is None:
             passing += 1
             continue
-        message = (problem.get("message") or problem.text or "").strip().splitlines()
-        first = message[0][:120] if message else ""
+        first = _first_line(problem)
         failures.append(f"{case.get('name')}: {first}" if first else str(case.get("name")))
     return passing, total, failures
+
+
+def _first_line(problem: ET.Element) -> str:
+    """What went wrong, in a line: the message, or, where pytest's says only that collecting
+    failed, the error its text ends with (`E   ModuleNotFoundError: No module named 'x'`)."""
+    message = (problem.get("message") or problem.text or "").strip()
+    if message == "collection failure":
+        text = (problem.text or "").splitlines()
+        raised = [line[1:].strip() for line in text if line.startswith("E ")]
+        message = f"{message}: {raised[-1]}" if raised else message
+    lines = message.splitlines()
+    return lines[0][:160] if lines else ""
 
 
 def _read_reward(sandbox: Sandbox) -> float | None:
