@@ -328,7 +328,7 @@ def _first_line(problem: ET.Element) -> str:
         raised = [line[1:].strip() for line in text if line.startswith("E ")]
         message = f"{message}: {raised[-1]}" if raised else message
     lines = message.splitlines()
-    return lines[0][:160] if lines else ""
+    return lines[0][:120] if lines else ""
 
 
 def _read_reward(sandbox: Sandbox) -> float | None:
