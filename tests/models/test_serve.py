@@ -4,6 +4,7 @@ The served tests run the real server on the real model (marked `model`)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -51,7 +52,7 @@ def test_only_embedded_models_are_served() -> None:
 
 def test_the_server_listens_on_this_machine_only() -> None:
     command = server_command("m", Path("/models/m.gguf"), port=8123, n_ctx=4096, threads=2)
-    assert command[1:3] == ["-m", "llama_cpp.server"]
+    assert command[1:3] == ["-m", "hillclimber.models.llama_server"]
     assert command[command.index("--host") + 1] == "127.0.0.1"
     assert command[command.index("--model_alias") + 1] == "m"
     assert command[command.index("--port") + 1] == "8123"
@@ -84,10 +85,11 @@ def test_a_served_model_answers_our_openai_back_end(served: Served) -> None:
 
 
 @pytest.mark.model
-def test_a_call_given_up_on_is_waited_for_before_the_model_is_free(served: Served) -> None:
-    """The server computes an abandoned call to its end; `wait_until_free` returns only then
-    (its log's last line of timings is the abandoned call's), so it is not the next trial's."""
-    done = served.log.read_text(errors="replace").count("total time")
+def test_an_answer_whose_client_has_gone_stops_and_frees_the_model(served: Served) -> None:
+    """A call given up on stops at its next token (llama-cpp-python's own server computed it to
+    its end, and the next call waited behind it); the model is free for the next call, which
+    is answered whole."""
+    log = served.log.read_text(errors="replace")
     ask = {
         "model": served.name,
         "messages": [{"role": "user", "content": "Count from 1 to 400, one number a line."}],
@@ -95,9 +97,15 @@ def test_a_call_given_up_on_is_waited_for_before_the_model_is_free(served: Serve
         "temperature": 0,
     }
     with pytest.raises(httpx.TimeoutException):
-        httpx.post(f"{served.base_url}/chat/completions", json=ask, timeout=1.0)
+        httpx.post(f"{served.base_url}/chat/completions", json=ask, timeout=2.0)
     wait_until_free(served.base_url, timeout=300)
-    assert served.log.read_text(errors="replace").count("total time") == done + 1
+    said = served.log.read_text(errors="replace")[len(log) :]
+    stopped = re.findall(r"stopped an answer after (\d+) tokens: its client has gone", said)
+    assert len(stopped) == 1 and int(stopped[0]) < 400, said
+    answer = httpx.post(
+        f"{served.base_url}/chat/completions", json={**ask, "max_tokens": 8}, timeout=300
+    ).json()
+    assert answer["usage"]["completion_tokens"] == 8
 
 
 @pytest.mark.model
@@ -142,7 +150,9 @@ def start_serving() -> tuple[subprocess.Popen[str], str]:
 def server_gone(base_url: str) -> bool:
     port = base_url.rsplit(":", 1)[1].split("/")[0]
     for _ in range(20):
-        found = subprocess.run(["pgrep", "-f", "--", f"llama_cpp.server .*--port {port} "])
+        found = subprocess.run(
+            ["pgrep", "-f", "--", f"hillclimber.models.llama_server .*--port {port} "]
+        )
         if found.returncode == 1:
             return True
         time.sleep(0.5)

@@ -13,8 +13,9 @@ verifier, so its numbers sit beside our presets' in one `compare`.
 - Its environment is our sandbox behind its `Environment` interface: each command runs in the
   trial's sandbox, from the task's working folder, within the agent's time.
 - Its trajectory is kept in the trial folder (`logs/agent/mini-swe-agent.traj.json`).
-- A trial ends once the server is free: llama.cpp's server computes a call its client gave up
-  on at the end of the time to its end, and that time is not the next trial's (the wait is
+- A trial ends once the server is free: our server stops an answer its client gave up on at
+  the end of the time, but reads a prompt it has begun to its end, and another llama.cpp
+  server may compute the whole call; that time is not the next trial's (the wait is
   `model_busy_after_sec` in the trial's record).
 
 It needs `pip install 'hillclimber[peers]'` (`bash scripts/install.sh dev` does it).
@@ -48,8 +49,9 @@ trial's 900 s and then kept the server from the next two trials. 4,096 is what t
 window allowed at most; at 32,768 its answers held 100 to 140 tokens on average and 1,406
 characters at the longest, in the seven tg20 trials without such a runaway."""
 SERVER_BUSY_WAIT_SEC = 3600
-"""How long a trial's end waits for the server to finish what its calls left it (an answer of
-`ANSWER_TOKENS`, and each of mini-swe-agent's retries of it, queued one after another)."""
+"""How long a trial's end waits for the server to finish what its calls left it: on a server
+that computes a call given up on to its end (llama-cpp-python's own), an answer of
+`ANSWER_TOKENS` and each of mini-swe-agent's retries of it, queued one after another."""
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 """What its protocol prints to end the run (its `LocalEnvironment` checks the first line)."""
 TRAJECTORY = "mini-swe-agent.traj.json"

@@ -1,9 +1,10 @@
 """An embedded model behind an OpenAI-compatible server on 127.0.0.1.
 
-The server is llama.cpp's own, as llama-cpp-python ships it (`python -m llama_cpp.server`), run
-as a child process: any other tool (mini-swe-agent, Harbor's Terminus-2, a user's script) can
-then use the same weights the harness runs in-process, at `http://127.0.0.1:PORT/v1` under the
-model's name. `serve()` starts it, waits until it answers, and stops it on leaving.
+The server is llama.cpp's own, as llama-cpp-python ships it, with one change: an answer whose
+client has gone stops at its next token (`llama_server.py`). It runs as a child process: any
+other tool (mini-swe-agent, Harbor's Terminus-2, a user's script) can then use the same weights
+the harness runs in-process, at `http://127.0.0.1:PORT/v1` under the model's name. `serve()`
+starts it, waits until it answers, and stops it on leaving.
 
 Lookup decoding (`lookup.py`) is the server's own when asked (`lookup`): its drafter
 (`LlamaPromptLookupDecoding`: the last 2 tokens or 1 looked up, 10 drafted) with its logits for
@@ -73,7 +74,7 @@ def server_command(
     model is (`local.py`); with `lookup`, the server's own lookup decoding."""
     drafting = ["--draft_model", "prompt-lookup-decoding"] if lookup else []
     return [
-        sys.executable, "-m", "llama_cpp.server",
+        sys.executable, "-m", "hillclimber.models.llama_server",
         "--model", str(path),
         "--model_alias", name,
         "--host", HOST,
@@ -161,10 +162,11 @@ def _wait_ready(served: Served, timeout: float = READY_TIMEOUT_SEC) -> None:
 
 def wait_until_free(base_url: str, timeout: float) -> float:
     """Seconds until the server at `base_url` has finished what it is computing, at most
-    `timeout`. llama.cpp's server computes a call its client gave up on to the end and answers
-    one at a time, so a trial that ran out of time during a call would otherwise hand the rest
-    of that call to the next trial's clock; its model list waits for the model to be free (a
-    server that computes calls side by side answers at once)."""
+    `timeout`. A llama.cpp server answers one call at a time; ours stops an answer whose client
+    has gone but reads a prompt it has begun to its end, and another may compute the whole call
+    (llama-cpp-python's own does), so a trial that ran out of time during a call would
+    otherwise hand the rest of that call to the next trial's clock. Its model list waits for the
+    model to be free (a server that computes calls side by side answers at once)."""
     started = time.monotonic()
     with contextlib.suppress(httpx.HTTPError):  # gone or still busy: the next call says so
         httpx.get(f"{base_url}/models", timeout=timeout)
