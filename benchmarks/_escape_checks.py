@@ -72,9 +72,11 @@ MARK_FOLDERS = (
 )
 """Host folders others write too: only names carrying a run's mark (hc-esc-MARK) count."""
 
-TRANSIENT = ("hc-", "tmp", "buildah", "storage")
-"""Names in the shared folders that come and go with others' work: ours, temporary files, and
-the folders a container engine's build makes in /var/tmp while anyone builds an image here."""
+TRANSIENT = ("hc-", "tmp", "buildah", "storage", "pip-")
+"""Names in the shared folders that come and go with others' work: ours, temporary files, the
+folders a container engine's build makes in /var/tmp while anyone builds an image here, and
+pip's while anyone installs (a CI run beside an install counted pip's build tracker, gone from
+/tmp, as an escape)."""
 
 SECRET_FILES = ("/etc/shadow", "/etc/gshadow")
 """Host secrets whose lines must not show up in a command's output or files."""

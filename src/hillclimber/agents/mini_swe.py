@@ -52,6 +52,8 @@ SERVER_BUSY_WAIT_SEC = 3600
 """How long a trial's end waits for the server to finish what its calls left it: on a server
 that computes a call given up on to its end (llama-cpp-python's own), an answer of
 `ANSWER_TOKENS` and each of mini-swe-agent's retries of it, queued one after another."""
+STEP_LIMIT: int | None = None
+"""Its config's step limit (none, 0) unless set: only a test of the adapter sets one."""
 SUBMIT = "COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT"
 """What its protocol prints to end the run (its `LocalEnvironment` checks the first line)."""
 TRAJECTORY = "mini-swe-agent.traj.json"
@@ -165,6 +167,8 @@ class MiniSweAgent:
         config = yaml.safe_load(resources.files(package).joinpath("config", CONFIG).read_text())
         agent_config = {**config["agent"], "output_path": ctx.log_dir / TRAJECTORY}
         agent_config["wall_time_limit_seconds"] = max(int(ctx.remaining()), 1)
+        if STEP_LIMIT is not None:
+            agent_config["step_limit"] = STEP_LIMIT
         model_config = self.model_config(config.get("model", {}))
         environment = MiniSweEnvironment(
             ctx, config.get("environment", {}).get("env", {}), COMMAND_TIMEOUT_SEC
